@@ -1,0 +1,30 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Each sets itself up.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench browser
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $@
+
+demo: $(BIN)/.installed
+	$(BIN)/python manage.py demo
+
+test: $(BIN)/.installed browser
+	$(BIN)/ruff check .
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: $(BIN)/.installed
+	$(BIN)/python -m bench.matcher
+
+# Browser tests drive Debian's chromium; Playwright's own download cannot work offline.
+browser:
+	@scripts/ensure-chromium
