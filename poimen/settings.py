@@ -41,9 +41,12 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every page of the desk needs a login; the login view itself is marked exempt.
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "poimen.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "poimen.urls"
@@ -89,3 +92,10 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # The append-only JSONL manifest of every emitted artifact (the card's vault/.artifacts.jsonl).
 POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST", BASE_DIR / "vault" / ".artifacts.jsonl"))
+
+# Record–artifact pairs with at least this overlap are stored as matches (near misses included),
+# so a threshold at or above it can be applied from stored matches without re-shingling.
+POIMEN_REPORT_FLOOR = float(os.environ.get("POIMEN_REPORT_FLOOR", "0.2"))
+# A record bigger than this is reported and skipped rather than stored.
+POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
+POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))

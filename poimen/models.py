@@ -1,0 +1,253 @@
+"""poimen's data: artifacts, ingested records, their matches, reviews and the audit log."""
+
+import numpy as np
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+# Shingle hashes are stored as little-endian uint64 bytes: 8 bytes a shingle, no JSON overhead.
+SHINGLE_DTYPE = np.dtype("<u8")
+
+
+class Artifact(models.Model):
+    """An emitted artifact (a skill, a reference page). A new version is a new row."""
+
+    kind = models.CharField(max_length=50)
+    name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    # Empty when only the manifest's shingles are known: it still matches, it has nothing to show.
+    text = models.TextField(blank=True)
+    shingle_normaliser = models.CharField(max_length=50)
+    shingle_k = models.PositiveSmallIntegerField()
+    shingle_hash = models.CharField(max_length=50)
+    shingles = models.BinaryField()
+    n_tokens = models.PositiveIntegerField(default=0)
+    emitted_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "name", "sha256"], name="artifact_unique_kind_name_sha256"
+            )
+        ]
+        indexes = [models.Index(fields=["kind", "name"], name="artifact_kind_name")]
+        ordering = ["kind", "name", "-emitted_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.name} ({self.sha256[:12]})"
+
+    @property
+    def shingle_array(self) -> np.ndarray:
+        return np.frombuffer(bytes(self.shingles), dtype=SHINGLE_DTYPE).astype(np.uint64)
+
+
+class KindPolicy(models.Model):
+    """The filter's settings for one kind of artifact; a kind without a row uses the defaults."""
+
+    kind = models.CharField(max_length=50, unique=True)
+    threshold = models.FloatField(default=0.8)
+    min_shared = models.PositiveIntegerField(default=10)
+
+    class Meta:
+        verbose_name_plural = "kind policies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(threshold__gte=0) & Q(threshold__lte=1),
+                name="kindpolicy_threshold_between_0_and_1",
+            )
+        ]
+        permissions = [("tune_threshold", "Can change a kind's threshold")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: threshold {self.threshold}, min shared {self.min_shared}"
+
+
+class ThresholdChange(models.Model):
+    """Who moved a kind's threshold, when, from what to what, and why."""
+
+    kind = models.CharField(max_length=50)
+    old = models.FloatField()
+    new = models.FloatField()
+    reason = models.TextField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["kind", "-created_at"], name="thresholdchange_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.old} -> {self.new}"
+
+
+class IngestRun(models.Model):
+    """One ingest: where from, whether the filter ran, the thresholds in force, what it counted."""
+
+    source = models.CharField(max_length=255)
+    filtered = models.BooleanField(default=True)
+    thresholds = models.JSONField(default=dict)
+    counts = models.JSONField(default=dict)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        state = "filtered" if self.filtered else "UNFILTERED"
+        return f"run {self.pk} of {self.source} ({state})"
+
+
+class Record(models.Model):
+    """An ingested record and the filter's decision on it."""
+
+    class Status(models.TextChoices):
+        EVIDENCE = "evidence"
+        EXCLUDED = "excluded"
+
+    run = models.ForeignKey(IngestRun, on_delete=models.PROTECT, related_name="records")
+    source = models.CharField(max_length=255)
+    external_id = models.CharField(max_length=500)
+    source_path = models.CharField(max_length=1000, blank=True)
+    position = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Line (JSONL) or message index in the source file."
+    )
+    session = models.CharField(max_length=255, blank=True)
+    role = models.CharField(max_length=50, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    text = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.EVIDENCE)
+    # The filter's own decision; `status` is what holds, after any reviewer's verdict.
+    derived = models.BooleanField(default=False)
+    # Share of the record inside passages of any artifact of a kind, per kind (the filter's
+    # coverage), kept so that a threshold change can be applied without re-shingling.
+    coverage = models.JSONField(default=dict, blank=True)
+    # Denormalised from the best Match so the review lists sort and filter without a join.
+    best_overlap = models.FloatField(default=0.0)
+    best_artifact = models.ForeignKey(
+        Artifact, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    # The reviewer's verdict in force (the latest review), or None: it outranks the filter.
+    review = models.ForeignKey(
+        "Review", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "external_id"], name="record_unique_source_external_id"
+            )
+        ]
+        indexes = [
+            models.Index(F("status"), F("best_overlap").desc(), name="record_status_overlap"),
+            models.Index(fields=["derived"], name="record_derived"),
+            models.Index(fields=["created_at"], name="record_created_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.external_id} ({self.status})"
+
+
+class Match(models.Model):
+    """A record–artifact pair whose overlap reached the reporting floor (not only exclusions)."""
+
+    record = models.ForeignKey(Record, on_delete=models.CASCADE, related_name="matches")
+    artifact = models.ForeignKey(Artifact, on_delete=models.PROTECT, related_name="matches")
+    overlap = models.FloatField()
+    artifact_containment = models.FloatField()
+    record_containment = models.FloatField()
+    shared = models.PositiveIntegerField()
+    threshold = models.FloatField(help_text="The kind's threshold when the decision was made.")
+
+    class Meta:
+        verbose_name_plural = "matches"
+        constraints = [
+            models.UniqueConstraint(fields=["record", "artifact"], name="match_unique_pair")
+        ]
+        indexes = [models.Index(fields=["overlap"], name="match_overlap")]
+
+    def __str__(self) -> str:
+        return f"record {self.record_id} ~ artifact {self.artifact_id}: {self.overlap:.2f}"
+
+
+class Event(models.Model):
+    """The append-only audit log. Rows are never updated or deleted (a trigger on PostgreSQL)."""
+
+    class Type(models.TextChoices):
+        DERIVED_EXCLUDED = "derived_excluded"
+        FILTER_DISABLED = "filter_disabled"
+        THRESHOLD_CHANGED = "threshold_changed"
+        STATUS_CHANGED = "status_changed"
+        REVIEW_CONFIRMED = "review_confirmed"
+        REVIEW_FALSE_POSITIVE = "review_false_positive"
+        REVIEW_FALSE_NEGATIVE = "review_false_negative"
+        REVIEW_UNDONE = "review_undone"
+        ARTIFACT_REGISTERED = "artifact_registered"
+
+    type = models.CharField(max_length=40, choices=Type.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="poimen_events",
+    )
+    run = models.ForeignKey(
+        IngestRun, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    record = models.ForeignKey(
+        Record, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    artifact = models.ForeignKey(
+        Artifact, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    kind = models.CharField(max_length=50, blank=True)
+    # A snapshot of what the event was about, readable without joining anything.
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["type", "created_at"], name="event_type_created_at"),
+            models.Index(fields=["record"], name="event_record"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Review(models.Model):
+    """A reviewer's verdict on a record. History is kept; the record points at the one in force."""
+
+    class Verdict(models.TextChoices):
+        CONFIRMED = "confirmed", "confirmed exclusion"
+        FALSE_POSITIVE = "false_positive", "false positive (release to evidence)"
+        FALSE_NEGATIVE = "false_negative", "false negative (exclude)"
+
+    record = models.ForeignKey(Record, on_delete=models.CASCADE, related_name="reviews")
+    verdict = models.CharField(max_length=20, choices=Verdict.choices)
+    note = models.TextField(blank=True)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("review_record", "Can review the filter's decisions")]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} on record {self.record_id}"
+
+    @property
+    def status(self) -> str:
+        """The record status this verdict imposes."""
+        if self.verdict == self.Verdict.FALSE_POSITIVE:
+            return Record.Status.EVIDENCE
+        return Record.Status.EXCLUDED
