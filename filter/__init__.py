@@ -1,0 +1,31 @@
+"""poimen's matcher: is an ingested record a copy of an emitted artifact?
+
+Pure Python (with numpy and xxhash); knows nothing of Django. Text goes in, verdicts and spans
+come out: normalise -> tokens with offsets -> shingles -> index -> passages -> overlap -> verdict.
+"""
+
+from filter.artifacts import ArtifactRecord, sha256_hex
+from filter.errors import ManifestError, ShinglingMismatch
+from filter.matcher import DerivedFilter, Match, Verdict
+from filter.normalise import NORMALISER_VERSION, Tokens, tokenise, words
+from filter.passages import Passage, match_passages
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_text
+
+__all__ = [
+    "DEFAULT_PARAMS",
+    "NORMALISER_VERSION",
+    "ArtifactRecord",
+    "DerivedFilter",
+    "ManifestError",
+    "Match",
+    "Passage",
+    "ShingleParams",
+    "ShinglingMismatch",
+    "Tokens",
+    "Verdict",
+    "match_passages",
+    "sha256_hex",
+    "shingle_text",
+    "tokenise",
+    "words",
+]

@@ -1,0 +1,112 @@
+"""From shared shingles (anchors) to passages: aligned stretches of record and artifact.
+
+An anchor (i, j) says the shingle at record token i equals the one at artifact token j. A
+verbatim copy puts all its anchors on one diagonal (j - i constant). A changed word removes
+the k anchors that cover it, leaving a gap on the same diagonal; an inserted or deleted word
+shifts the diagonal by one. So: cut the anchors into runs along each diagonal (gaps allowed),
+then chain runs that follow one another in both texts. Gaps inside a passage count as
+covered: a copy with a word in ten changed is one passage, not a scatter of fragments.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Largest step, in tokens, between consecutive anchors of one passage, in either text. One
+# changed word leaves a step of k + 1; two close together leave a little more.
+MAX_GAP = 12
+# Fewest anchors a passage needs: a stock phrase shared by chance makes one or two.
+MIN_ANCHORS = 3
+# A pathological record (one word repeated thousands of times) must not make chaining
+# quadratic: beyond this many runs only the longest are chained.
+MAX_RUNS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """A passage in token coordinates: [start, end) in each text, and the anchors it holds."""
+
+    record_start: int
+    record_end: int
+    artifact_start: int
+    artifact_end: int
+    shared: int
+
+
+def _runs(record_pos: np.ndarray, artifact_pos: np.ndarray) -> list[list[int]]:
+    """Anchors cut into runs along each diagonal: [i_first, i_last, j_first, j_last, count]."""
+    record_pos = record_pos.astype(np.int64)
+    artifact_pos = artifact_pos.astype(np.int64)
+    diagonal = artifact_pos - record_pos
+    order = np.lexsort((record_pos, diagonal))
+    record_pos, artifact_pos, diagonal = record_pos[order], artifact_pos[order], diagonal[order]
+    cut = (np.diff(diagonal) != 0) | (np.diff(record_pos) > MAX_GAP)
+    firsts = np.flatnonzero(np.concatenate(([True], cut)))
+    lasts = np.concatenate((firsts[1:], [len(record_pos)])) - 1
+    counts = lasts - firsts + 1
+    if len(firsts) > MAX_RUNS:
+        keep = np.sort(np.argsort(-counts, kind="stable")[:MAX_RUNS])
+        firsts, lasts, counts = firsts[keep], lasts[keep], counts[keep]
+    return np.column_stack(
+        (record_pos[firsts], record_pos[lasts], artifact_pos[firsts], artifact_pos[lasts], counts)
+    ).tolist()
+
+
+def _chain(runs: list[list[int]]) -> list[list[int]]:
+    """Join runs that follow one another closely in both texts into chains."""
+    runs.sort(key=lambda run: (run[0], -run[4]))
+    chains: list[list[int]] = []
+    # Runs come in record order, so a chain that ends more than MAX_GAP before the current run
+    # can never be extended again: only the others are worth looking at.
+    active: list[list[int]] = []
+    for i_first, i_last, j_first, j_last, count in runs:
+        active = [chain for chain in active if chain[1] >= i_first - MAX_GAP]
+        best, best_step = None, 0
+        for chain in active:
+            step_i, step_j = i_first - chain[1], j_first - chain[3]
+            if (
+                0 < step_i
+                and 0 < step_j <= MAX_GAP
+                and (best is None or step_i + step_j < best_step)
+            ):
+                best, best_step = chain, step_i + step_j
+        if best is None:
+            chain = [i_first, i_last, j_first, j_last, count]
+            chains.append(chain)
+            active.append(chain)
+        else:
+            best[1], best[3], best[4] = i_last, j_last, best[4] + count
+    return chains
+
+
+def align(record_pos: np.ndarray, artifact_pos: np.ndarray, k: int) -> list[Alignment]:
+    """The passages of one record-artifact pair, disjoint in the record, in record order."""
+    if len(record_pos) < MIN_ANCHORS:
+        return []
+    chains = [chain for chain in _chain(_runs(record_pos, artifact_pos)) if chain[4] >= MIN_ANCHORS]
+    # Longest first; a chain mostly inside one already kept is an echo of a repeated phrase.
+    chains.sort(key=lambda chain: (chain[1] - chain[0], chain[4]), reverse=True)
+    kept: list[Alignment] = []
+    for i_first, i_last, j_first, j_last, count in chains:
+        start, end = i_first, i_last + k
+        inside = sum(
+            max(0, min(end, other.record_end) - max(start, other.record_start)) for other in kept
+        )
+        if inside * 2 > end - start:
+            continue
+        kept.append(Alignment(start, end, j_first, j_last + k, count))
+    kept.sort(key=lambda alignment: alignment.record_start)
+    return kept
+
+
+def covered(intervals: list[tuple[int, int]]) -> int:
+    """How many positions the union of [start, end) intervals holds."""
+    total, reach = 0, None
+    for start, end in sorted(intervals):
+        if reach is None or start >= reach:
+            total += end - start
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total

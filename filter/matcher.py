@@ -1,0 +1,210 @@
+"""DerivedFilter: is this record a copy of an emitted artifact? Verdict and Match say why."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align, covered
+from filter.artifacts import ArtifactRecord
+from filter.errors import ShinglingMismatch
+from filter.index import ShingleIndex
+from filter.normalise import words
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_hashes
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How much of one record and one artifact line up, and whether that is too much."""
+
+    artifact: ArtifactRecord
+    overlap: float
+    threshold: float
+    artifact_containment: float
+    record_containment: float
+    shared: int
+    min_shared: int
+    alignments: tuple[Alignment, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return self.artifact.kind
+
+    @property
+    def exceeds(self) -> bool:
+        """Derived: more than the threshold, and enough shared shingles to be no accident."""
+        return self.overlap > self.threshold and self.shared >= self.min_shared
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    derived: bool
+    matches: list[Match]
+    # kind -> share of the record's tokens inside passages of any artifact of that kind
+    coverage: dict[str, float] = field(default_factory=dict)
+    # the Match that decided, or the kind whose coverage did, or None
+    decided_by: Match | str | None = None
+    n_tokens: int = 0
+
+    @property
+    def best(self) -> Match | None:
+        return self.matches[0] if self.matches else None
+
+
+def _check_threshold(kind: str, value: float) -> float:
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"threshold for {kind!r} must be between 0 and 1, not {value}")
+    return value
+
+
+class DerivedFilter:
+    """Checks records against every artifact added to it.
+
+    thresholds: kind -> overlap a record must exceed to be derived (default_threshold else).
+    min_shared: shared shingles a match needs before it counts (an int, or kind -> int).
+    min_overlap: matches below it are not reported, and candidates that cannot reach it are
+    not aligned at all, which keeps a check cheap however many artifacts share boilerplate.
+    """
+
+    def __init__(
+        self,
+        thresholds: dict[str, float] | None = None,
+        default_threshold: float = 0.8,
+        min_shared: int | dict[str, int] = 10,
+        params: ShingleParams = DEFAULT_PARAMS,
+        min_overlap: float = 0.2,
+    ):
+        self.default_threshold = _check_threshold("default", default_threshold)
+        self.thresholds = {
+            kind: _check_threshold(kind, value) for kind, value in (thresholds or {}).items()
+        }
+        self.min_shared = min_shared
+        self.params = params
+        self.min_overlap = min_overlap
+        self.artifacts: list[ArtifactRecord] = []
+        self._keys: set[tuple[str, str, str]] = set()
+        self._index = ShingleIndex()
+        self._artifact_tokens: list[int] = []
+        self._artifact_tokens_array = np.empty(0, dtype=np.int64)
+
+    def threshold_for(self, kind: str) -> float:
+        return self.thresholds.get(kind, self.default_threshold)
+
+    def min_shared_for(self, kind: str) -> int:
+        if isinstance(self.min_shared, dict):
+            return self.min_shared.get(kind, 10)
+        return self.min_shared
+
+    def __len__(self) -> int:
+        return len(self.artifacts)
+
+    @property
+    def index_nbytes(self) -> int:
+        return self._index.nbytes
+
+    @property
+    def index_shingles(self) -> int:
+        return len(self._index)
+
+    def add(self, artifact: ArtifactRecord) -> ArtifactRecord:
+        """Add an artifact; returns it as stored (re-shingled if it came under other params)."""
+        if artifact.params != self.params:
+            if not artifact.has_text:
+                made_with = artifact.params or "unstated parameters"
+                raise ShinglingMismatch(
+                    f"{artifact.kind}/{artifact.name}: shingles made with {made_with}, this "
+                    f"filter uses {self.params}, and there is no text to make them again"
+                )
+            artifact = artifact.reshingled(self.params)
+        if artifact.key in self._keys:
+            return artifact
+        self._keys.add(artifact.key)
+        self._index.add(len(self.artifacts), artifact.shingles)
+        self.artifacts.append(artifact)
+        self._artifact_tokens.append(artifact.n_tokens)
+        return artifact
+
+    def check(self, text: str) -> Verdict:
+        tokens = words(text)
+        return self.check_shingles(shingle_hashes(tokens, self.params.k), len(tokens))
+
+    def check_shingles(self, shingles: np.ndarray, n_tokens: int) -> Verdict:
+        """The verdict for a record given as its shingles (under this filter's params)."""
+        if not len(shingles) or not self.artifacts:
+            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+        record_pos, artifact_no, artifact_pos = self._index.lookup(shingles)
+        if not len(record_pos):
+            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+
+        matches = [
+            self._measure(number, record_pos[rows], artifact_pos[rows], n_tokens)
+            for number, rows in self._candidates(artifact_no, n_tokens)
+        ]
+        matches = [match for match in matches if match is not None]
+        return self._decide(matches, n_tokens)
+
+    def _candidates(self, artifact_no: np.ndarray, n_tokens: int):
+        """(artifact number, rows of its anchors) for artifacts that could reach min_overlap."""
+        order = np.argsort(artifact_no, kind="stable")
+        numbers, firsts, counts = np.unique(
+            artifact_no[order], return_index=True, return_counts=True
+        )
+        # A passage of n anchors spans at most n * MAX_GAP tokens in either text, so fewer
+        # anchors than this cannot make min_overlap of the smaller of the two texts.
+        if len(self._artifact_tokens_array) != len(self._artifact_tokens):
+            self._artifact_tokens_array = np.array(self._artifact_tokens, dtype=np.int64)
+        smaller = np.minimum(self._artifact_tokens_array[numbers], n_tokens)
+        possible = (counts >= MIN_ANCHORS) & (counts * MAX_GAP >= self.min_overlap * smaller)
+        for number, first, count in zip(
+            numbers[possible].tolist(),
+            firsts[possible].tolist(),
+            counts[possible].tolist(),
+            strict=True,
+        ):
+            yield number, order[first : first + count]
+
+    def _measure(self, number, record_pos, artifact_pos, n_tokens) -> Match | None:
+        artifact = self.artifacts[number]
+        alignments = align(record_pos, artifact_pos, self.params.k)
+        if not alignments:
+            return None
+        record_covered = covered([(a.record_start, a.record_end) for a in alignments])
+        artifact_covered = covered([(a.artifact_start, a.artifact_end) for a in alignments])
+        record_containment = record_covered / n_tokens
+        artifact_containment = artifact_covered / max(artifact.n_tokens, 1)
+        return Match(
+            artifact=artifact,
+            overlap=max(record_containment, artifact_containment),
+            threshold=self.threshold_for(artifact.kind),
+            artifact_containment=artifact_containment,
+            record_containment=record_containment,
+            shared=sum(a.shared for a in alignments),
+            min_shared=self.min_shared_for(artifact.kind),
+            alignments=tuple(alignments),
+        )
+
+    def _decide(self, matches: list[Match], n_tokens: int) -> Verdict:
+        matches.sort(key=lambda m: (m.exceeds, m.overlap, m.shared), reverse=True)
+        coverage, stitched = {}, []
+        for kind in sorted({m.kind for m in matches}):
+            of_kind = [m for m in matches if m.kind == kind]
+            spans = [(a.record_start, a.record_end) for m in of_kind for a in m.alignments]
+            coverage[kind] = covered(spans) / n_tokens
+            if (
+                len(of_kind) > 1
+                and coverage[kind] > self.threshold_for(kind)
+                and sum(m.shared for m in of_kind) >= self.min_shared_for(kind)
+            ):
+                stitched.append(kind)
+        # A record stitched from several artifacts of one kind is derived by their coverage.
+        decided_by = max(stitched, key=coverage.get) if stitched else None
+        reported = [m for m in matches if m.overlap >= self.min_overlap or m.exceeds]
+        if reported and reported[0].exceeds:
+            decided_by = reported[0]
+        return Verdict(
+            derived=decided_by is not None,
+            matches=reported,
+            coverage=coverage,
+            decided_by=decided_by,
+            n_tokens=n_tokens,
+        )
