@@ -5,6 +5,7 @@ transcripts: re-indented, re-wrapped, quoted, fenced, numbered by a file-reading
 smart quotes... The acceptance tests check that a copy survives every one of them.
 """
 
+import html
 import random
 import re
 import textwrap
@@ -16,9 +17,34 @@ WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 # Plausible words for the edit functions: a swapped word should read like a model's rewording,
 # not like noise.
 REPLACEMENT_WORDS = (
-    "quickly", "always", "usually", "project", "server", "simply", "carefully", "output",
-    "change", "branch", "really", "then", "code", "each", "whole", "first", "later", "again",
-    "small", "clear", "often", "local", "other", "new", "main", "check", "note", "team",
+    "quickly",
+    "always",
+    "usually",
+    "project",
+    "server",
+    "simply",
+    "carefully",
+    "output",
+    "change",
+    "branch",
+    "really",
+    "then",
+    "code",
+    "each",
+    "whole",
+    "first",
+    "later",
+    "again",
+    "small",
+    "clear",
+    "often",
+    "local",
+    "other",
+    "new",
+    "main",
+    "check",
+    "note",
+    "team",
 )
 
 
@@ -60,7 +86,7 @@ def change_bullets(text: str, style: str) -> str:
             continue
         number += 1
         marker = f"{number}." if style == "1." else style
-        lines.append(f"{item.group(1)}{marker} {line[item.end():]}")
+        lines.append(f"{item.group(1)}{marker} {line[item.end() :]}")
     return "\n".join(lines)
 
 
@@ -105,7 +131,7 @@ def rewrap(text: str, width: int = 52) -> str:
         elif item := LIST_ITEM.match(line):
             flush()
             marker = item.group(0)
-            pending = [line[item.end():].strip()]
+            pending = [line[item.end() :].strip()]
         else:
             pending.append(line.strip())
     flush()
@@ -193,3 +219,52 @@ def edit_one_word_in_ten(text: str, how: str, *, seed: int) -> str:
 def sections(text: str) -> list[str]:
     """The text cut before each "## " heading: front matter and title first, then each section."""
     return re.split(r"\n(?=## )", text)
+
+
+def render_html(text: str) -> str:
+    """The markdown as a renderer turns it into HTML: tags around every block, text escaped."""
+    out: list[str] = []
+    open_list = ""
+    in_code = False
+
+    def inline(line: str) -> str:
+        line = html.escape(line, quote=False)
+        line = re.sub(r"`([^`]+)`", r"<code>\1</code>", line)
+        return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", line)
+
+    def close_list() -> None:
+        nonlocal open_list
+        if open_list:
+            out.append(f"</{open_list}>")
+            open_list = ""
+
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            if in_code:
+                out.append("</code></pre>")
+            else:
+                close_list()
+                language = line.strip().strip("`")
+                out.append(f'<pre><code class="language-{language}">')
+            in_code = not in_code
+        elif in_code:
+            out.append(html.escape(line, quote=False))
+        elif heading := re.match(r"^(#+)\s+(.*)", line):
+            close_list()
+            level = len(heading.group(1))
+            slug = re.sub(r"\W+", "-", heading.group(2).lower()).strip("-")
+            out.append(f'<h{level} id="{slug}">{inline(heading.group(2))}</h{level}>')
+        elif item := LIST_ITEM.match(line):
+            wanted = "ol" if item.group(2)[0].isdigit() else "ul"
+            if open_list != wanted:
+                close_list()
+                out.append(f"<{wanted}>")
+                open_list = wanted
+            out.append(f"<li>{inline(line[item.end() :])}</li>")
+        elif line.strip():
+            close_list()
+            out.append(f"<p>{inline(line)}</p>")
+        else:
+            close_list()
+    close_list()
+    return "\n".join(out)
