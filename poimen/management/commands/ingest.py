@@ -1,0 +1,80 @@
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from poimen.services import InputError, records_ingest
+
+FILTER_OFF_WARNING = (
+    "WARNING: the derived filter is OFF for this run (--no-derived-filter). Copies of emitted "
+    "artifacts will be stored as evidence and can feed the memory its own output. Use this for "
+    "debugging only: the run is marked unfiltered and a filter_disabled event is logged."
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Ingest records from files or folders (records JSONL, chat transcripts, coding-agent "
+        "session files, .md/.txt), checking each against every artifact. Records already "
+        "ingested are skipped. Exit 0 when all input was read, 2 when some was not."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", help="files or folders to read")
+        parser.add_argument("--source", help="source label of records that carry none")
+        parser.add_argument(
+            "--no-derived-filter",
+            action="store_true",
+            help="ingest without the filter (debugging only; loudly logged)",
+        )
+        parser.add_argument("--batch-size", type=int, help="records a transaction (default 1000)")
+
+    def handle(self, *args, paths, source, no_derived_filter, batch_size, **options):
+        if no_derived_filter:
+            self.stderr.write(self.style.ERROR(FILTER_OFF_WARNING))
+        progress = _Progress(self.stdout) if self.stdout.isatty() else None
+        try:
+            result = records_ingest(
+                paths=paths,
+                source=source,
+                filtered=not no_derived_filter,
+                batch_size=batch_size,
+                on_problem=lambda problem: self.stderr.write(problem),
+                on_progress=progress,
+            )
+        except InputError as error:
+            raise CommandError(str(error), returncode=2) from None
+        if progress:
+            progress.done()
+        excluded = ", ".join(f"{k} {n}" for k, n in sorted(result.excluded.items())) or "none"
+        state = "filtered" if result.run.filtered else "UNFILTERED"
+        self.stdout.write(
+            f"run {result.run.pk} ({state}): read {result.read}, new {result.new}, "
+            f"already ingested {result.already}, skipped {result.skipped}, "
+            f"excluded {sum(result.excluded.values())} ({excluded}), errors {result.errors}"
+        )
+        if result.errors:
+            raise CommandError(
+                f"{result.errors} inputs could not be read (listed above); the rest was ingested",
+                returncode=2,
+            )
+
+
+class _Progress:
+    """A one-line counter redrawn in place; only ever used on a terminal."""
+
+    def __init__(self, stdout):
+        self.stdout = stdout
+        self.started = time.monotonic()
+
+    def __call__(self, result):
+        rate = result.read / max(time.monotonic() - self.started, 1e-6)
+        excluded = sum(result.excluded.values())
+        self.stdout.write(
+            f"\r  read {result.read:,}  new {result.new:,}  excluded {excluded:,}  "
+            f"errors {result.errors:,}  {rate:,.0f} records/s",
+            ending="",
+        )
+        self.stdout.flush()
+
+    def done(self):
+        self.stdout.write("")

@@ -1,0 +1,25 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from poimen.services import InputError, records_refilter
+
+
+class Command(BaseCommand):
+    help = (
+        "Check stored records again after artifacts were added: matches replaced, each status "
+        "change an event; a reviewer's verdict is never overridden."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--kind", help="re-check against artifacts of this kind only")
+        parser.add_argument("--batch-size", type=int, help="records a transaction (default 1000)")
+
+    def handle(self, *args, kind, batch_size, **options):
+        try:
+            result = records_refilter(kind=kind, batch_size=batch_size)
+        except InputError as error:
+            raise CommandError(str(error), returncode=2) from None
+        self.stdout.write(
+            f"checked {result.checked}: {result.excluded} newly excluded, "
+            f"{result.released} released, {result.kept_by_review} held by a reviewer's verdict, "
+            f"{result.matches} matches stored"
+        )

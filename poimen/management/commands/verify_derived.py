@@ -1,0 +1,27 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from poimen.services import derived_verify
+
+
+class Command(BaseCommand):
+    help = (
+        "Recompute from the text that no evidence record matches an artifact above its kind's "
+        "threshold (the card's `mem verify --derived-filter`). Exit 1 and list offenders if any."
+    )
+
+    def handle(self, *args, **options):
+        result = derived_verify()
+        for offender in result.offenders:
+            self.stdout.write(str(offender))
+        released = (
+            f"; {result.released_by_review} released by reviewers as false positives"
+            if result.released_by_review
+            else ""
+        )
+        self.stdout.write(
+            f"{result.checked} evidence records checked, {len(result.offenders)} derived{released}"
+        )
+        if result.offenders:
+            raise CommandError(
+                f"{len(result.offenders)} evidence records are copies of artifacts", returncode=1
+            )
