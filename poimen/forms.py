@@ -1,0 +1,150 @@
+"""The review desk's forms: they parse query strings and posts; selectors and services do the rest.
+
+Filter forms never fail a page: a value that does not parse is dropped (and shown as an error
+beside its field), so a hand-edited or stale bookmark still opens.
+"""
+
+from django import forms
+
+from poimen.models import Event, Review
+from poimen.selectors import (
+    AuditFilters,
+    ListFilters,
+    kinds_known,
+    runs_for_filter,
+)
+
+VERDICT_FILTER_CHOICES = [
+    ("", "any verdict"),
+    ("unreviewed", "not reviewed"),
+    (Review.Verdict.CONFIRMED, "confirmed"),
+    (Review.Verdict.FALSE_NEGATIVE, "false negative (excluded by a reviewer)"),
+    (Review.Verdict.FALSE_POSITIVE, "false positive (released)"),
+]
+SORT_CHOICES = [("overlap", "highest overlap first"), ("time", "newest first")]
+FORMAT_CHOICES = [("csv", "CSV"), ("jsonl", "JSONL")]
+
+
+class ListFilterForm(forms.Form):
+    """The filters of the exclusions and near-miss lists, all from the URL."""
+
+    q = forms.CharField(required=False, max_length=200, label="Search text")
+    kind = forms.ChoiceField(required=False)
+    artifact = forms.IntegerField(required=False, min_value=1, label="Artifact id")
+    overlap_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Overlap from")
+    overlap_max = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
+    verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
+    source = forms.CharField(required=False, max_length=255)
+    run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
+    date_from = forms.DateField(required=False, label="Ingested from")
+    date_to = forms.DateField(required=False, label="until")
+    sort = forms.ChoiceField(required=False, choices=SORT_CHOICES)
+
+    def __init__(self, data=None, *, with_verdict: bool = True):
+        super().__init__(data)
+        self.fields["kind"].choices = [("", "any kind")] + [(k, k) for k in kinds_known()]
+        self.fields["run"].choices = [("", "any run")] + [
+            (run.pk, f"#{run.pk} {run.source}{'' if run.filtered else ' (unfiltered)'}")
+            for run in runs_for_filter()
+        ]
+        if not with_verdict:
+            del self.fields["verdict"]
+        for name in ("overlap_min", "overlap_max"):
+            self.fields[name].widget.attrs.update(step="0.05", placeholder="0.00")
+        for name in ("date_from", "date_to"):
+            self.fields[name].widget = forms.DateInput(attrs={"type": "date"})
+        self.fields["q"].widget = forms.TextInput(
+            attrs={"type": "search", "placeholder": "words in the record", "data-search": ""}
+        )
+        self.fields["artifact"].widget.attrs.update(placeholder="any")
+        self.fields["source"].widget.attrs.update(placeholder="any source")
+
+    def filters(self) -> ListFilters:
+        """The valid part of the input as selector filters (invalid fields are left out)."""
+        self.is_valid()
+        values = {
+            name: self.cleaned_data.get(name)
+            for name in self.fields
+            if name not in self.errors and self.cleaned_data.get(name) not in (None, "")
+        }
+        return ListFilters(**values)
+
+
+class VerdictForm(forms.Form):
+    verdict = forms.ChoiceField(choices=Review.Verdict.choices)
+    note = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+class BulkVerdictForm(forms.Form):
+    verdict = forms.ChoiceField(
+        choices=[
+            (Review.Verdict.CONFIRMED, "confirm the exclusions"),
+            (Review.Verdict.FALSE_POSITIVE, "mark false positive (release to evidence)"),
+        ]
+    )
+    note = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    expected = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+
+
+class AuditFilterForm(forms.Form):
+    type = forms.ChoiceField(required=False, choices=[("", "any type"), *Event.Type.choices])
+    kind = forms.ChoiceField(required=False)
+    actor = forms.CharField(required=False, max_length=150, label="Actor (user name)")
+    date_from = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        required=False, label="until", widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(self, data=None):
+        super().__init__(data)
+        self.fields["kind"].choices = [("", "any kind")] + [(k, k) for k in kinds_known()]
+
+    def filters(self) -> AuditFilters:
+        self.is_valid()
+        values = {
+            name: self.cleaned_data.get(name)
+            for name in self.fields
+            if name not in self.errors and self.cleaned_data.get(name) not in (None, "")
+        }
+        return AuditFilters(**values)
+
+
+class ThresholdPreviewForm(forms.Form):
+    value = forms.FloatField(min_value=0, max_value=1, label="New threshold")
+
+    def __init__(self, data=None, *, initial_value=None):
+        super().__init__(data, initial={"value": initial_value})
+        self.fields["value"].widget.attrs.update(step="0.01", inputmode="decimal")
+
+
+class ThresholdChangeForm(forms.Form):
+    value = forms.FloatField(min_value=0, max_value=1, label="New threshold")
+    reason = forms.CharField(
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "why this threshold"}),
+        error_messages={"required": "Say why: the reason goes into the audit log."},
+    )
+
+    def __init__(self, data=None, *, floor: float):
+        super().__init__(data)
+        self.floor = floor
+
+    def clean_value(self):
+        value = self.cleaned_data["value"]
+        if value < self.floor:
+            raise forms.ValidationError(below_floor_message(value, self.floor))
+        return value
+
+
+def below_floor_message(value: float, floor: float) -> str:
+    return (
+        f"{value:g} is below the reporting floor ({floor:g}): matches under the floor were "
+        "never stored, so this threshold cannot be applied from them. A refilter is needed: "
+        "lower POIMEN_REPORT_FLOOR and run `manage.py refilter` first."
+    )

@@ -1,0 +1,725 @@
+"""Reads the review desk needs: filtered lists with keyset paging, counts, the histogram and the
+threshold preview. Querysets or plain data; nothing here writes.
+
+Built for 10^6 records: lists page by keyset (never OFFSET), counts stop at COUNT_CAP ("more
+than 1,000"), and the aggregates over whole tables are cached under a key that changes whenever
+the data does (the newest event and the newest record), so a page never shows stale numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db.models import Count, F, FloatField, Max, Q, QuerySet, Value
+from django.db.models.functions import Cast, Floor, Greatest, Length, Lower, StrIndex, Substr
+from django.utils import timezone
+
+from filter import DEFAULT_PARAMS, ArtifactRecord, ShingleParams, match_passages, shingle_text
+from poimen.models import Artifact, Event, IngestRun, KindPolicy, Match, Record, Review
+
+PAGE_SIZE = 50
+COUNT_CAP = 1000
+SNIPPET_CHARS = 240
+HISTOGRAM_BINS = 20
+# A passage is boilerplate when most of its shingles occur in at least this many artifacts.
+BOILERPLATE_MIN_ARTIFACTS = 3
+DEFAULT_THRESHOLD = KindPolicy._meta.get_field("threshold").default
+DEFAULT_MIN_SHARED = KindPolicy._meta.get_field("min_shared").default
+UNREVIEWED = "unreviewed"
+VERDICTS = [
+    UNREVIEWED,
+    Review.Verdict.CONFIRMED,
+    Review.Verdict.FALSE_POSITIVE,
+    Review.Verdict.FALSE_NEGATIVE,
+]
+
+
+def report_floor() -> float:
+    return settings.POIMEN_REPORT_FLOOR
+
+
+# --- policies and kinds -----------------------------------------------------------------------
+
+
+def policies() -> dict[str, KindPolicy]:
+    return {policy.kind: policy for policy in KindPolicy.objects.all()}
+
+
+def thresholds() -> dict[str, float]:
+    return {kind: policy.threshold for kind, policy in policies().items()}
+
+
+def threshold_for(kind: str) -> float:
+    policy = KindPolicy.objects.filter(kind=kind).first()
+    return policy.threshold if policy else DEFAULT_THRESHOLD
+
+
+def min_shared_for(kind: str) -> int:
+    policy = KindPolicy.objects.filter(kind=kind).first()
+    return policy.min_shared if policy else DEFAULT_MIN_SHARED
+
+
+def kinds_known() -> list[str]:
+    """Every kind with a policy or an artifact (artifacts are thousands, not millions)."""
+    artifact_kinds = Artifact.objects.order_by().values_list("kind", flat=True).distinct()
+    return sorted(set(artifact_kinds) | set(KindPolicy.objects.values_list("kind", flat=True)))
+
+
+def runs_for_filter(limit: int = 200) -> list[IngestRun]:
+    return list(IngestRun.objects.order_by("-started_at", "-id")[:limit])
+
+
+def data_version() -> str:
+    """Changes whenever anything the aggregates count changes: every write appends an event or
+    a record, and thresholds are part of the key. Three index lookups."""
+    newest_event = Event.objects.aggregate(n=Max("id"))["n"]
+    newest_record = Record.objects.aggregate(n=Max("id"))["n"]
+    policy = sorted(KindPolicy.objects.values_list("kind", "threshold", "min_shared"))
+    raw = f"{newest_event}:{newest_record}:{policy}:{report_floor()}"
+    return hashlib.sha1(raw.encode()).hexdigest()[:16]
+
+
+def _cached(name: str, compute, *args):
+    key = f"poimen:{name}:{data_version()}:{args!r}"
+    value = cache.get(key)
+    if value is None:
+        value = compute(*args)
+        cache.set(key, value, timeout=3600)
+    return value
+
+
+# --- lists ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListFilters:
+    q: str = ""
+    kind: str = ""
+    artifact: int | None = None
+    overlap_min: float | None = None
+    overlap_max: float | None = None
+    verdict: str = ""
+    source: str = ""
+    run: int | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    sort: str = "overlap"
+
+
+@dataclass
+class Page:
+    items: list
+    next_cursor: str | None
+    count: int
+    count_capped: bool
+    first: bool = True
+    extra: dict = field(default_factory=dict)
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
+
+
+def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
+    if filters.kind:
+        queryset = queryset.filter(best_artifact__kind=filters.kind)
+    if filters.artifact:
+        # The artifact a record was matched to best, or any artifact it matched above the floor.
+        queryset = queryset.filter(
+            Q(best_artifact_id=filters.artifact)
+            | Q(id__in=Match.objects.filter(artifact_id=filters.artifact).values("record_id"))
+        )
+    if filters.overlap_min is not None:
+        queryset = queryset.filter(best_overlap__gte=filters.overlap_min)
+    if filters.overlap_max is not None:
+        queryset = queryset.filter(best_overlap__lte=filters.overlap_max)
+    if filters.source:
+        queryset = queryset.filter(source=filters.source)
+    if filters.run:
+        queryset = queryset.filter(run_id=filters.run)
+    if filters.date_from:
+        queryset = queryset.filter(created_at__gte=_day_start(filters.date_from))
+    if filters.date_to:
+        queryset = queryset.filter(created_at__lt=_day_start(filters.date_to + timedelta(days=1)))
+    if filters.q:
+        queryset = queryset.filter(text__icontains=filters.q)
+    return queryset
+
+
+def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
+    """Rows for a list: a snippet instead of the whole text, related rows in the same query."""
+    if filters.q:
+        # Start the snippet a little before the first hit, so the reader sees why it matched.
+        position = StrIndex(Lower("text"), Value(filters.q.lower()))
+        snippet = Substr("text", Greatest(position - 60, 1), SNIPPET_CHARS)
+    else:
+        snippet = Substr("text", 1, SNIPPET_CHARS)
+    queryset = queryset.select_related("best_artifact", "review", "review__reviewer", "run")
+    queryset = queryset.defer("text", "metadata", "coverage", "best_artifact__text")
+    queryset = queryset.defer("best_artifact__shingles")
+    return queryset.annotate(snippet=snippet)
+
+
+def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
+    if sort == "time":
+        return queryset.order_by("-created_at", "-id")
+    return queryset.order_by("-best_overlap", "-id")
+
+
+def exclusion_list(*, filters: ListFilters) -> QuerySet:
+    """Records the filter or a reviewer excluded; with verdict "false_positive", the released."""
+    if filters.verdict == Review.Verdict.FALSE_POSITIVE:
+        queryset = Record.objects.filter(review__verdict=Review.Verdict.FALSE_POSITIVE)
+    else:
+        queryset = Record.objects.filter(status=Record.Status.EXCLUDED)
+        if filters.verdict == UNREVIEWED:
+            queryset = queryset.filter(review__isnull=True)
+        elif filters.verdict:
+            queryset = queryset.filter(review__verdict=filters.verdict)
+    queryset = _apply_common_filters(queryset, filters)
+    return _sorted(_for_listing(queryset, filters), filters.sort)
+
+
+def _below_threshold() -> Q:
+    """best_overlap at or under the threshold of the kind of the record's best artifact."""
+    per_kind = thresholds()
+    condition = Q(best_overlap__lte=DEFAULT_THRESHOLD) & ~Q(best_artifact__kind__in=list(per_kind))
+    for kind, threshold in per_kind.items():
+        condition |= Q(best_artifact__kind=kind, best_overlap__lte=threshold)
+    return condition
+
+
+def near_miss_list(*, filters: ListFilters) -> QuerySet:
+    """Evidence whose best overlap is under its kind's threshold and at or over the reporting
+    floor, best first: the copies the filter may have let through."""
+    queryset = Record.objects.filter(
+        status=Record.Status.EVIDENCE, best_overlap__gte=report_floor()
+    ).filter(_below_threshold())
+    queryset = _apply_common_filters(queryset, filters)
+    return _sorted(_for_listing(queryset, filters), filters.sort)
+
+
+def list_row(record_id: int) -> Record:
+    """One record as a list shows it (after a verdict changed it)."""
+    return _for_listing(Record.objects.filter(pk=record_id), ListFilters()).get()
+
+
+def _cursor_for(record: Record, sort: str) -> str:
+    if sort == "time":
+        return f"t{record.created_at.isoformat()}_{record.pk}"
+    return f"o{record.best_overlap!r}_{record.pk}"
+
+
+def _after_cursor(queryset: QuerySet, cursor: str, sort: str) -> QuerySet:
+    """Rows after `cursor` in the list's order; a cursor that does not parse means the start.
+
+    Written as `key <= v AND (key < v OR id < i)`: the first half is an index range, which a
+    plain OR of the two cases would hide from the planner."""
+    try:
+        head, _, raw_id = cursor[1:].rpartition("_")
+        record_id = int(raw_id)
+        if cursor[0] == "t" and sort == "time":
+            value = datetime.fromisoformat(head)
+            key = "created_at"
+        elif cursor[0] == "o" and sort != "time":
+            value = float(head)
+            key = "best_overlap"
+        else:
+            return queryset
+    except (ValueError, IndexError):
+        return queryset
+    return queryset.filter(**{f"{key}__lte": value}).filter(
+        Q(**{f"{key}__lt": value}) | Q(id__lt=record_id)
+    )
+
+
+def _before_cursor(queryset: QuerySet, record: Record, sort: str) -> QuerySet:
+    """Rows before `record` in the list's order, nearest first."""
+    if sort == "time":
+        key, value = "created_at", record.created_at
+    else:
+        key, value = "best_overlap", record.best_overlap
+    ordering = [key, "id"]
+    return (
+        queryset.filter(**{f"{key}__gte": value})
+        .filter(Q(**{f"{key}__gt": value}) | Q(id__gt=record.pk))
+        .order_by(*ordering)
+    )
+
+
+def capped_count(queryset: QuerySet, cap: int = COUNT_CAP) -> tuple[int, bool]:
+    """How many rows, counting no further than `cap` (the table may hold millions)."""
+    count = queryset.order_by().values("id")[: cap + 1].count()
+    return min(count, cap), count > cap
+
+
+def page_of(queryset: QuerySet, *, sort: str, cursor: str = "", size: int = PAGE_SIZE) -> Page:
+    count, capped = capped_count(queryset)
+    rows = queryset
+    if cursor:
+        rows = _after_cursor(rows, cursor, sort)
+    items = list(rows[: size + 1])
+    next_cursor = _cursor_for(items[size - 1], sort) if len(items) > size else None
+    return Page(
+        items=items[:size],
+        next_cursor=next_cursor,
+        count=count,
+        count_capped=capped,
+        first=not cursor,
+    )
+
+
+def neighbours(queryset: QuerySet, record: Record, *, sort: str) -> tuple[int | None, int | None]:
+    """The ids of the records before and after `record` in a list, for j/k on the record view."""
+    previous = _before_cursor(queryset, record, sort).values_list("id", flat=True).first()
+    following = (
+        _after_cursor(queryset, _cursor_for(record, sort), sort)
+        .values_list("id", flat=True)
+        .first()
+    )
+    return previous, following
+
+
+def export_rows(queryset: QuerySet):
+    """Every row of a filtered list, streamed: (record, best artifact) without loading them all."""
+    queryset = queryset.order_by("-id").select_related("best_artifact", "review")
+    queryset = queryset.defer("best_artifact__text", "best_artifact__shingles", "metadata")
+    return queryset.iterator(chunk_size=2000)
+
+
+# --- overview and counts ----------------------------------------------------------------------
+
+
+@dataclass
+class KindCounts:
+    kind: str
+    threshold: float
+    evidence: int = 0
+    excluded: int = 0
+    near_misses: int = 0
+    unreviewed: int = 0
+    reviewed: int = 0
+
+    @property
+    def to_review(self) -> int:
+        return self.reviewed + self.unreviewed
+
+
+def _kind_counts() -> list[KindCounts]:
+    per_kind = thresholds()
+    rows = (
+        Record.objects.filter(best_artifact__isnull=False)
+        .values("best_artifact__kind", "status")
+        .annotate(
+            n=Count("id"),
+            reviewed=Count("review_id"),
+            near=Count(
+                "id",
+                filter=Q(status=Record.Status.EVIDENCE, best_overlap__gte=report_floor())
+                & _below_threshold(),
+            ),
+        )
+        .order_by()
+    )
+    counts: dict[str, KindCounts] = {
+        kind: KindCounts(kind=kind, threshold=per_kind.get(kind, DEFAULT_THRESHOLD))
+        for kind in kinds_known()
+    }
+    for row in rows:
+        kind = row["best_artifact__kind"]
+        entry = counts.setdefault(
+            kind, KindCounts(kind=kind, threshold=per_kind.get(kind, DEFAULT_THRESHOLD))
+        )
+        if row["status"] == Record.Status.EXCLUDED:
+            entry.excluded += row["n"]
+            entry.reviewed += row["reviewed"]
+            entry.unreviewed += row["n"] - row["reviewed"]
+        else:
+            entry.evidence += row["n"]
+            entry.near_misses += row["near"]
+    return sorted(counts.values(), key=lambda c: c.kind)
+
+
+def kind_counts() -> list[KindCounts]:
+    """Per kind: evidence and excluded records (by their best artifact's kind), near misses,
+    exclusions reviewed and not. Cached until the data changes."""
+    return _cached("kind_counts", _kind_counts)
+
+
+def _totals() -> dict[str, int]:
+    rows = Record.objects.values("status").annotate(n=Count("id")).order_by()
+    totals = {"evidence": 0, "excluded": 0}
+    for row in rows:
+        totals[row["status"]] = row["n"]
+    totals["records"] = totals["evidence"] + totals["excluded"]
+    totals["reviews"] = Review.objects.count()
+    return totals
+
+
+def totals() -> dict[str, int]:
+    return _cached("totals", _totals)
+
+
+def unfiltered_runs() -> list[IngestRun]:
+    """Runs that bypassed the filter: the overview shows them until the end of time."""
+    return list(IngestRun.objects.filter(filtered=False).order_by("-started_at", "-id")[:20])
+
+
+def recent_runs(limit: int = 8) -> list[IngestRun]:
+    return list(IngestRun.objects.order_by("-started_at", "-id")[:limit])
+
+
+def run_list() -> QuerySet:
+    return IngestRun.objects.order_by("-started_at", "-id")
+
+
+# --- records ----------------------------------------------------------------------------------
+
+
+def record_detail(record_id: int) -> Record:
+    return Record.objects.select_related("best_artifact", "review", "review__reviewer", "run").get(
+        pk=record_id
+    )
+
+
+def record_matches(record: Record) -> list[Match]:
+    return list(
+        Match.objects.filter(record=record).select_related("artifact").order_by("-overlap", "id")
+    )
+
+
+def record_events(record: Record) -> list[Event]:
+    return list(
+        Event.objects.filter(record=record).select_related("actor", "artifact").order_by("-id")
+    )
+
+
+def record_reviews(record: Record) -> list[Review]:
+    return list(Review.objects.filter(record=record).select_related("reviewer").order_by("-id"))
+
+
+def artifact_record(artifact: Artifact) -> ArtifactRecord:
+    """The matcher's view of a stored artifact."""
+    return ArtifactRecord(
+        kind=artifact.kind,
+        name=artifact.name,
+        sha256=artifact.sha256,
+        shingles=artifact.shingle_array,
+        emitted_at=artifact.emitted_at,
+        params=ShingleParams(
+            normaliser=artifact.shingle_normaliser, k=artifact.shingle_k, hash=artifact.shingle_hash
+        ),
+        text=artifact.text or None,
+        n_tokens=artifact.n_tokens,
+    )
+
+
+@dataclass(frozen=True)
+class MarkedPassage:
+    number: int
+    record_span: tuple[int, int]
+    artifact_span: tuple[int, int] | None
+    shared: int
+    boilerplate: bool
+
+
+def _shingle_document_frequency() -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct artifact shingle and the number of artifacts holding it."""
+    per_artifact = [
+        np.unique(np.frombuffer(bytes(blob), dtype="<u8"))
+        for blob in Artifact.objects.filter(
+            shingle_normaliser=DEFAULT_PARAMS.normaliser,
+            shingle_k=DEFAULT_PARAMS.k,
+            shingle_hash=DEFAULT_PARAMS.hash,
+        )
+        .values_list("shingles", flat=True)
+        .iterator(chunk_size=500)
+    ]
+    if not per_artifact:
+        return np.empty(0, dtype="<u8"), np.empty(0, dtype=np.int64)
+    return np.unique(np.concatenate(per_artifact), return_counts=True)
+
+
+_frequency_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def shingle_document_frequency() -> tuple[np.ndarray, np.ndarray]:
+    """Kept in the process (numpy arrays), rebuilt when an artifact is added."""
+    key = str(Artifact.objects.aggregate(n=Max("id"), c=Count("id")))
+    if key not in _frequency_cache:
+        _frequency_cache.clear()
+        _frequency_cache[key] = _shingle_document_frequency()
+    return _frequency_cache[key]
+
+
+def is_boilerplate(passage_text: str) -> bool:
+    """A passage whose shingles mostly occur in many artifacts: a licence, a stock heading."""
+    shingles, _ = shingle_text(passage_text, DEFAULT_PARAMS)
+    known, counts = shingle_document_frequency()
+    if not len(shingles) or not len(known):
+        return False
+    positions = np.searchsorted(known, shingles)
+    positions[positions >= len(known)] = 0
+    frequency = np.where(known[positions] == shingles, counts[positions], 0)
+    return bool(np.median(frequency) >= BOILERPLATE_MIN_ARTIFACTS)
+
+
+def passages_for(record: Record, artifact: Artifact) -> list[MarkedPassage]:
+    passages = match_passages(record.text, artifact_record(artifact))
+    return [
+        MarkedPassage(
+            number=p.number,
+            record_span=p.record_span,
+            artifact_span=p.artifact_span,
+            shared=p.shared,
+            boilerplate=is_boilerplate(record.text[p.record_span[0] : p.record_span[1]]),
+        )
+        for p in passages
+    ]
+
+
+# --- artifacts --------------------------------------------------------------------------------
+
+
+def _exclusions_per_artifact() -> dict[int, int]:
+    rows = (
+        Record.objects.filter(status=Record.Status.EXCLUDED, best_artifact__isnull=False)
+        .values("best_artifact_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {row["best_artifact_id"]: row["n"] for row in rows}
+
+
+def artifact_list(*, kind: str = "") -> list[tuple[Artifact, int]]:
+    """Artifacts with the number of records each excluded, most first."""
+    excluded = _cached("exclusions_per_artifact", _exclusions_per_artifact)
+    artifacts = (
+        Artifact.objects.defer("text", "shingles")
+        .annotate(text_length=Length("text"))
+        .order_by("kind", "name", "-emitted_at")
+    )
+    if kind:
+        artifacts = artifacts.filter(kind=kind)
+    rows = [(artifact, excluded.get(artifact.pk, 0)) for artifact in artifacts]
+    rows.sort(key=lambda row: (row[0].kind, -row[1], row[0].name))
+    return rows
+
+
+def artifact_matches(artifact: Artifact, limit: int = PAGE_SIZE) -> list[Match]:
+    return list(
+        Match.objects.filter(artifact=artifact)
+        .select_related("record", "record__review")
+        .defer("record__text", "record__metadata", "record__coverage")
+        .annotate(snippet=Substr("record__text", 1, SNIPPET_CHARS))
+        .order_by("-overlap", "-id")[:limit]
+    )
+
+
+def artifact_match_count(artifact: Artifact) -> tuple[int, bool]:
+    return capped_count(Match.objects.filter(artifact=artifact))
+
+
+# --- audit log --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    type: str = ""
+    kind: str = ""
+    actor: str = ""
+    date_from: date | None = None
+    date_to: date | None = None
+
+
+def audit_list(*, filters: AuditFilters) -> QuerySet:
+    events = Event.objects.select_related("actor", "record", "artifact", "run")
+    events = events.defer("record__text", "record__metadata", "record__coverage")
+    events = events.defer("artifact__text", "artifact__shingles")
+    if filters.type:
+        events = events.filter(type=filters.type)
+    if filters.kind:
+        events = events.filter(kind=filters.kind)
+    if filters.actor:
+        user_model = get_user_model()
+        events = events.filter(**{f"actor__{user_model.USERNAME_FIELD}": filters.actor})
+    if filters.date_from:
+        events = events.filter(created_at__gte=_day_start(filters.date_from))
+    if filters.date_to:
+        events = events.filter(created_at__lt=_day_start(filters.date_to + timedelta(days=1)))
+    return events.order_by("-id")
+
+
+def audit_page(queryset: QuerySet, *, cursor: str = "", size: int = PAGE_SIZE) -> Page:
+    count, capped = capped_count(queryset)
+    rows = queryset
+    try:
+        rows = rows.filter(id__lt=int(cursor)) if cursor else rows
+    except ValueError:
+        pass
+    items = list(rows[: size + 1])
+    next_cursor = str(items[size - 1].pk) if len(items) > size else None
+    return Page(
+        items=items[:size],
+        next_cursor=next_cursor,
+        count=count,
+        count_capped=capped,
+        first=not cursor,
+    )
+
+
+# --- threshold tuning -------------------------------------------------------------------------
+
+
+@dataclass
+class Histogram:
+    kind: str
+    bins: int
+    # counts[verdict][bin]
+    counts: dict[str, list[int]]
+
+    @property
+    def totals(self) -> list[int]:
+        return [sum(self.counts[v][i] for v in VERDICTS) for i in range(self.bins)]
+
+
+def _overlap_histogram(kind: str) -> Histogram:
+    counts = {verdict: [0] * HISTOGRAM_BINS for verdict in VERDICTS}
+    rows = (
+        Match.objects.filter(artifact__kind=kind)
+        .annotate(bin=Cast(Floor(F("overlap") * HISTOGRAM_BINS), FloatField()))
+        .values("bin", "record__review__verdict")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        index = min(max(int(row["bin"]), 0), HISTOGRAM_BINS - 1)
+        counts[row["record__review__verdict"] or UNREVIEWED][index] += row["n"]
+    return Histogram(kind=kind, bins=HISTOGRAM_BINS, counts=counts)
+
+
+def overlap_histogram(kind: str) -> Histogram:
+    """Stored matches of a kind by overlap (20 bins of 0.05), stacked by the verdict in force
+    on their record. Cached until the data changes."""
+    return _cached("histogram", _overlap_histogram, kind)
+
+
+@dataclass
+class PreviewSample:
+    record_id: int
+    match_id: int
+    artifact: str
+    overlap: float
+    status: str
+    verdict: str | None
+    would_exceed: bool
+
+
+@dataclass
+class ThresholdPreview:
+    kind: str
+    value: float
+    current: float
+    newly_excluded: int
+    newly_released: int
+    flagged: dict[str, int]
+    sample: list[PreviewSample]
+
+    @property
+    def flagged_total(self) -> int:
+        return sum(self.flagged.values())
+
+
+def _crossing(kind: str, low: float, high: float, min_shared: int) -> QuerySet:
+    """Records whose decision for `kind` can flip when its threshold moves between low and high:
+    a qualifying match of the kind, or the kind's coverage of several artifacts, in (low, high].
+    Driven from the match overlap index, so its cost follows the band, not the table."""
+    in_band = Match.objects.filter(
+        artifact__kind=kind, overlap__gt=low, overlap__lte=high, shared__gte=min_shared
+    ).values("record_id")
+    stitched = Q(
+        **{
+            f"coverage__{kind}__coverage__gt": low,
+            f"coverage__{kind}__coverage__lte": high,
+            f"coverage__{kind}__artifacts__gt": 1,
+            f"coverage__{kind}__shared__gte": min_shared,
+        }
+    )
+    return Record.objects.filter(Q(pk__in=in_band) | stitched)
+
+
+def threshold_preview(kind: str, value: float) -> ThresholdPreview:
+    """What setting `kind`'s threshold to `value` would do, from the stored matches: the same
+    rule services.threshold_change applies, restricted to the records in the moved band.
+
+    Newly excluded: evidence the filter would now call derived; newly released: exclusions it
+    would no longer call derived. Records a reviewer has judged keep their verdict and are
+    counted apart, by verdict."""
+    from poimen.filtering import Policies, derived_condition
+
+    current = threshold_for(kind)
+    min_shared = min_shared_for(kind)
+    low, high = sorted((value, current))
+    crossing = _crossing(kind, low, high, min_shared)
+    if value < current:
+        flipping = crossing.filter(derived=False)
+    elif value > current:
+        policies = Policies.load()
+        after = Policies(
+            thresholds={**policies.thresholds, kind: value}, min_shared=policies.min_shared
+        )
+        kinds = set(kinds_known()) | {kind}
+        flipping = crossing.filter(derived=True).exclude(derived_condition(after, kinds))
+    else:
+        flipping = Record.objects.none()
+    unreviewed = flipping.filter(review__isnull=True).count()
+    flagged = {verdict: 0 for verdict in VERDICTS if verdict != UNREVIEWED}
+    for row in (
+        flipping.filter(review__isnull=False)
+        .values("review__verdict")
+        .annotate(n=Count("id"))
+        .order_by()
+    ):
+        flagged[row["review__verdict"]] = row["n"]
+
+    near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
+    near = near.only(
+        "id", "overlap", "record_id", "artifact__name", "record__status", "record__review__verdict"
+    )
+    above = list(near.filter(overlap__gt=value).order_by("overlap", "id")[:5])
+    below = list(near.filter(overlap__lte=value).order_by("-overlap", "-id")[:5])
+    sample = [
+        PreviewSample(
+            record_id=m.record_id,
+            match_id=m.pk,
+            artifact=m.artifact.name,
+            overlap=m.overlap,
+            status=m.record.status,
+            verdict=m.record.review.verdict if m.record.review else None,
+            would_exceed=m.overlap > value,
+        )
+        for m in [*reversed(above), *below]
+    ]
+    return ThresholdPreview(
+        kind=kind,
+        value=value,
+        current=current,
+        newly_excluded=unreviewed if value < current else 0,
+        newly_released=unreviewed if value > current else 0,
+        flagged=flagged,
+        sample=sample,
+    )
+
+
+def threshold_changes(kind: str, limit: int = 20) -> list:
+    from poimen.models import ThresholdChange
+
+    return list(
+        ThresholdChange.objects.filter(kind=kind).select_related("actor").order_by("-id")[:limit]
+    )

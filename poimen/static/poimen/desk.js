@@ -1,0 +1,211 @@
+// The review desk's behaviour: keyboard shortcuts and the passage links of the record view.
+// One file on purpose, so that the Content Security Policy can forbid inline script and eval.
+//
+// Every shortcut clicks a real button or link that is on the page (marked data-shortcut), so a
+// key does exactly what the mouse would do, CSRF and all, and nothing happens that the page
+// does not offer.
+(function () {
+  "use strict";
+
+  var CURRENT = "is-current";
+  var lastJudgedRow = null;
+
+  function isTyping(element) {
+    if (!element || element === document.body) {
+      return false;
+    }
+    if (element.isContentEditable) {
+      return true;
+    }
+    var tag = element.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
+  }
+
+  function rows() {
+    return Array.prototype.slice.call(document.querySelectorAll("[data-row]"));
+  }
+
+  function currentRow() {
+    return document.querySelector("[data-row]." + CURRENT);
+  }
+
+  function select(row) {
+    var previous = currentRow();
+    if (previous) {
+      previous.classList.remove(CURRENT);
+      previous.removeAttribute("aria-current");
+    }
+    if (row) {
+      row.classList.add(CURRENT);
+      row.setAttribute("aria-current", "true");
+      row.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function move(step) {
+    var list = rows();
+    if (list.length) {
+      var index = list.indexOf(currentRow());
+      var next = index === -1 ? (step > 0 ? 0 : list.length - 1) : index + step;
+      if (next >= 0 && next < list.length) {
+        select(list[next]);
+      } else if (next >= list.length) {
+        clickFirst(document, "[data-shortcut='more']");
+      }
+      return;
+    }
+    // A page without rows (the record view) moves along the list it was opened from.
+    clickFirst(document, step > 0 ? "[data-shortcut='next']" : "[data-shortcut='prev']");
+  }
+
+  function clickFirst(scope, selector) {
+    var target = scope.querySelector(selector);
+    if (target && !target.disabled) {
+      target.click();
+      return true;
+    }
+    return false;
+  }
+
+  function judge(key) {
+    var row = currentRow();
+    var selector = "[data-shortcut='" + key + "']";
+    if (rows().length) {
+      if (!row) {
+        return;
+      }
+      if (clickFirst(row, selector)) {
+        lastJudgedRow = row.id;
+        move(1);
+      }
+      return;
+    }
+    clickFirst(document, selector);
+  }
+
+  function undo() {
+    var row = lastJudgedRow && document.getElementById(lastJudgedRow);
+    if (row && clickFirst(row, "[data-shortcut='u']")) {
+      select(row);
+      lastJudgedRow = null;
+      return;
+    }
+    var current = currentRow();
+    if (current && clickFirst(current, "[data-shortcut='u']")) {
+      return;
+    }
+    clickFirst(document, "[data-shortcut='u']:not([data-row] *)");
+  }
+
+  function toggleHelp() {
+    var help = document.getElementById("keys-help");
+    if (!help) {
+      return;
+    }
+    if (help.open) {
+      help.close();
+    } else {
+      help.showModal();
+    }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (isTyping(event.target)) {
+      if (event.key === "Escape") {
+        event.target.blur();
+      }
+      return;
+    }
+    var help = document.getElementById("keys-help");
+    if (help && help.open && event.key !== "?") {
+      return;
+    }
+    switch (event.key) {
+      case "?":
+        toggleHelp();
+        break;
+      case "/":
+        var search = document.querySelector("[data-search]");
+        if (!search) {
+          return;
+        }
+        search.focus();
+        search.select();
+        break;
+      case "j":
+        move(1);
+        break;
+      case "k":
+        move(-1);
+        break;
+      case "c":
+      case "f":
+      case "n":
+        judge(event.key);
+        break;
+      case "u":
+        undo();
+        break;
+      case "Enter":
+      case "o":
+        var row = currentRow();
+        if (!row || !clickFirst(row, "[data-shortcut='open']")) {
+          return;
+        }
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+  });
+
+  // Clicking a row selects it, so the keys then act on what the mouse pointed at.
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("[data-shortcut='help']")) {
+      toggleHelp();
+      return;
+    }
+    var row = event.target.closest && event.target.closest("[data-row]");
+    if (row) {
+      select(row);
+    }
+  });
+
+  // Passages: clicking a highlight on one side scrolls the other side to its twin.
+  document.addEventListener("click", function (event) {
+    var mark = event.target.closest && event.target.closest("[data-passage]");
+    if (!mark) {
+      return;
+    }
+    var pane = mark.closest("[data-pane]");
+    if (!pane) {
+      return;
+    }
+    var otherSide = pane.getAttribute("data-pane") === "record" ? "artifact" : "record";
+    var otherPane = document.querySelector("[data-pane='" + otherSide + "']");
+    if (!otherPane) {
+      return;
+    }
+    var twin = otherPane.querySelector("[data-passage='" + mark.getAttribute("data-passage") + "']");
+    if (!twin) {
+      return;
+    }
+    otherPane.scrollTop = twin.offsetTop - otherPane.clientHeight / 3;
+    document.querySelectorAll(".is-focused").forEach(function (element) {
+      element.classList.remove("is-focused");
+    });
+    mark.classList.add("is-focused");
+    twin.classList.add("is-focused");
+  });
+
+  // New results swapped in by htmx: start the selection again at the top.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.hasAttribute && target.hasAttribute("data-results")) {
+      lastJudgedRow = null;
+    }
+  });
+})();

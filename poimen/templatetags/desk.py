@@ -1,0 +1,97 @@
+"""Template helpers of the review desk. Record and artifact text is untrusted: every piece of it
+goes through conditional_escape, and the only markup added is our own, built with format_html."""
+
+from django import template
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
+
+register = template.Library()
+
+COLOURS = 8
+
+
+@register.simple_tag
+def highlighted(text: str, passages, side: str):
+    """`text` with each passage wrapped in a numbered <mark>, paired by number across sides.
+
+    side is "record" or "artifact". On the artifact side two record passages can map onto
+    overlapping stretches: a later one is clipped to start where the earlier ended."""
+    spans = []
+    for passage in passages:
+        span = passage.record_span if side == "record" else passage.artifact_span
+        if span is not None:
+            spans.append((span[0], span[1], passage))
+    spans.sort(key=lambda item: (item[0], item[2].number))
+    pieces = []
+    position = 0
+    for start, end, passage in spans:
+        start = max(start, position)
+        if start >= end:
+            continue
+        pieces.append(conditional_escape(text[position:start]))
+        classes = f"hl hl-{(passage.number - 1) % COLOURS + 1}"
+        title = f"passage {passage.number}: {passage.shared} shared shingles"
+        if passage.boilerplate:
+            classes += " boilerplate"
+            title += " (boilerplate: common to many artifacts)"
+        pieces.append(
+            format_html(
+                '<mark class="{}" data-passage="{}" id="{}-p{}" title="{}">{}</mark>',
+                classes,
+                passage.number,
+                side,
+                passage.number,
+                title,
+                text[start:end],
+            )
+        )
+        position = end
+    pieces.append(conditional_escape(text[position:]))
+    return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
+
+
+@register.simple_tag
+def search_hit(snippet: str, query: str):
+    """A list snippet with the searched words marked (case-insensitive), all of it escaped."""
+    snippet = snippet or ""
+    if not query:
+        return conditional_escape(snippet)
+    lowered = snippet.lower()
+    needle = query.lower()
+    pieces = []
+    position = 0
+    while needle:
+        found = lowered.find(needle, position)
+        if found == -1:
+            break
+        pieces.append(conditional_escape(snippet[position:found]))
+        pieces.append(format_html("<mark>{}</mark>", snippet[found : found + len(needle)]))
+        position = found + len(needle)
+    pieces.append(conditional_escape(snippet[position:]))
+    return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
+
+
+@register.filter
+def percent(value) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:.0f}%"
+
+
+@register.filter
+def overlap(value) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.2f}"
+
+
+@register.filter
+def verdict_label(value) -> str:
+    from poimen.models import Review
+
+    if not value:
+        return "not reviewed"
+    try:
+        return Review.Verdict(value).label
+    except ValueError:
+        return str(value)
