@@ -627,7 +627,7 @@ def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> Thr
     if not (reason or "").strip():
         raise InputError("a threshold change needs a reason")
     with transaction.atomic():
-        policy, _ = KindPolicy.objects.select_for_update().get_or_create(kind=kind)
+        policy, _ = KindPolicy.objects.select_for_update(of=("self",)).get_or_create(kind=kind)
         old = policy.threshold
         policy.threshold = value
         policy.save(update_fields=["threshold"])
@@ -834,7 +834,9 @@ def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Rev
     verdict = _verdict(verdict)
     with transaction.atomic():
         record = (
-            Record.objects.select_for_update().select_related("best_artifact").get(pk=record.pk)
+            Record.objects.select_for_update(of=("self",))
+            .select_related("best_artifact")
+            .get(pk=record.pk)
         )
         return _review_apply(record, verdict, actor, note)
 
@@ -847,7 +849,7 @@ def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
         ids = list(records.order_by("pk").values_list("pk", flat=True))
         for start in range(0, len(ids), 500):
             chunk = (
-                Record.objects.select_for_update()
+                Record.objects.select_for_update(of=("self",))
                 .select_related("best_artifact")
                 .filter(pk__in=ids[start : start + 500])
                 .order_by("pk")
@@ -863,7 +865,7 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
     review kept)."""
     with transaction.atomic():
         record = (
-            Record.objects.select_for_update()
+            Record.objects.select_for_update(of=("self",))
             .select_related("review", "best_artifact")
             .get(pk=record.pk)
         )
