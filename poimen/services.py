@@ -406,6 +406,13 @@ def _ingest_batch(
         result.excluded[_decided_kind(verdict)] += 1
 
 
+def _batch_size(value: int | None) -> int:
+    value = settings.POIMEN_INGEST_BATCH_SIZE if value is None else value
+    if value < 1:
+        raise InputError(f"a batch size is at least 1, not {value}")
+    return value
+
+
 def records_ingest(
     *,
     paths: Iterable[str | Path],
@@ -419,9 +426,7 @@ def records_ingest(
     """Read `paths`, check each new record against every artifact, store records, matches and
     exclusion events batch by batch. Records already ingested (same source and id) are left."""
     paths = [str(p) for p in paths]
-    batch_size = batch_size or settings.POIMEN_INGEST_BATCH_SIZE
-    if batch_size < 1:
-        raise InputError("--batch-size must be at least 1")
+    batch_size = _batch_size(batch_size)
     db_filter = filter_from_db() if filtered else None
     policies = db_filter.policies if db_filter else Policies.load()
     run = IngestRun.objects.create(
@@ -531,7 +536,7 @@ def records_refilter(
 ) -> RefilterResult:
     """Check stored records again (against every artifact, or those of `kind`): matches are
     replaced, decisions and statuses updated. A reviewer's verdict is never overridden."""
-    batch_size = batch_size or settings.POIMEN_INGEST_BATCH_SIZE
+    batch_size = _batch_size(batch_size)
     db_filter = filter_from_db(kind=kind)
     policies = db_filter.policies
     kinds = set(Artifact.objects.values_list("kind", flat=True))
@@ -650,10 +655,12 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
         Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
         | Q(coverage__has_key=kind)
     )
-    derived_now = derived_condition(policies, kinds)
+    # Positive filters only: negating JSON key lookups would drop the rows where a key is
+    # missing (SQL NULL), so the released are "derived and not among the derived now".
+    derived_now = touched.filter(derived_condition(policies, kinds)).values("pk")
     flips = [
-        (touched.filter(derived=False).filter(derived_now), True),
-        (touched.filter(derived=True).exclude(derived_now), False),
+        (touched.filter(derived=False, pk__in=derived_now), True),
+        (touched.filter(derived=True).exclude(pk__in=derived_now), False),
     ]
     event_data = {"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason}
     for queryset, derived in flips:

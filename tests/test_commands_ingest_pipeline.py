@@ -1,0 +1,163 @@
+"""The operators' commands through call_command: output, exit codes, the card's flow."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from poimen.models import Artifact, Event, IngestRun, KindPolicy, Record
+from tests.conftest import DEMO_DATA, demo_skill
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args):
+    out, err = io.StringIO(), io.StringIO()
+    call_command(*args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def exit_code(*args) -> int:
+    try:
+        run(*args)
+    except CommandError as error:
+        return error.returncode
+    return 0
+
+
+@pytest.fixture
+def copies(tmp_path):
+    path = tmp_path / "copies.jsonl"
+    rows = [
+        {"id": "copy", "text": demo_skill("release-notes")},
+        {"id": "note", "text": "Lee reviews the notes today."},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_add_artifact_registers_and_appends_once(tmp_path, manifest_in_tmp):
+    skill = DEMO_DATA / "artifacts" / "skill" / "release-notes" / "SKILL.md"
+    out, _ = run("add_artifact", str(skill), "--kind", "skill")
+    assert "skill/release-notes" in out and "registered" in out
+    out, _ = run("add_artifact", str(skill), "--kind", "skill", "--name", "release-notes")
+    assert "already registered; manifest already holds it" in out
+    assert len(manifest_in_tmp.read_text().splitlines()) == 1
+
+
+def test_add_artifact_of_a_missing_file_is_bad_input(tmp_path):
+    assert exit_code("add_artifact", str(tmp_path / "nope.md")) == 2
+
+
+def test_import_artifacts_then_export_manifest(tmp_path):
+    out, _ = run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    assert out.startswith("5 registered")
+    output = tmp_path / "manifest.jsonl"
+    run("export_manifest", "--output", str(output))
+    assert len(output.read_text().splitlines()) == 5
+    out, _ = run("export_manifest")
+    assert json.loads(out.splitlines()[0])["kind"] in {"skill", "reference"}
+
+
+def test_import_artifacts_with_bad_lines_exits_2(tmp_path):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("not json\n", encoding="utf-8")
+    assert exit_code("import_artifacts", str(manifest)) == 2
+
+
+def test_ingest_then_verify_exits_0(copies):
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    out, _ = run("ingest", str(copies), "--source", "vault")
+    assert "read 2, new 2, already ingested 0, skipped 0, excluded 1 (skill 1), errors 0" in out
+    assert exit_code("verify_derived") == 0
+
+
+def test_unfiltered_ingest_warns_logs_and_fails_verify(copies):
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    out, err = run("ingest", str(copies), "--no-derived-filter")
+    assert "WARNING: the derived filter is OFF" in err
+    assert "UNFILTERED" in out
+    assert Event.objects.filter(type=Event.Type.FILTER_DISABLED).count() == 1
+    assert not IngestRun.objects.get().filtered
+    with pytest.raises(CommandError) as raised:
+        run("verify_derived")
+    assert raised.value.returncode == 1
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("verify_derived", stdout=out)
+    assert "records:copy matches skill/release-notes" in out.getvalue()
+
+
+def test_ingest_summary_counts_already_ingested_and_errors(copies, tmp_path):
+    run("ingest", str(copies))
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "x", "text": "ok"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(CommandError) as raised:
+        call_command("ingest", str(copies), str(broken), stdout=io.StringIO(), stderr=io.StringIO())
+    assert raised.value.returncode == 2
+    assert Record.objects.filter(external_id="x").exists()
+
+
+def test_ingest_is_quiet_when_not_on_a_terminal(copies):
+    out, _ = run("ingest", str(copies))
+    assert "\r" not in out and len(out.splitlines()) == 1
+
+
+def test_ingest_refuses_a_batch_size_below_one(copies):
+    assert exit_code("ingest", str(copies), "--batch-size", "0") == 2
+
+
+def test_refilter_after_adding_artifacts(copies):
+    run("ingest", str(copies))
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    out, _ = run("refilter", "--kind", "skill")
+    assert out.startswith("checked 2: 1 newly excluded")
+    assert Record.objects.get(external_id="copy").status == "excluded"
+
+
+def test_set_threshold_applies_and_logs(copies):
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    run("ingest", str(copies))
+    out, _ = run("set_threshold", "skill", "1.0", "--reason", "audit drill")
+    assert "skill: threshold 0.8 -> 1; 0 newly excluded, 1 released" in out
+    assert KindPolicy.objects.get(kind="skill").threshold == 1.0
+
+
+def test_set_threshold_below_the_floor_or_without_reason_is_bad_usage():
+    assert exit_code("set_threshold", "skill", "0.05", "--reason", "x") == 2
+    with pytest.raises(CommandError):
+        run("set_threshold", "skill", "0.5")  # argparse: --reason is required
+
+
+def test_export_records_writes_each_decision(copies, tmp_path):
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    run("ingest", str(copies), "--source", "vault")
+    output = tmp_path / "records.jsonl"
+    run("export_records", "--output", str(output))
+    lines = {line["id"]: line for line in map(json.loads, output.read_text().splitlines())}
+    assert lines["copy"] == {
+        "id": "copy",
+        "source": "vault",
+        "status": "excluded",
+        "derived": True,
+        "matched": "release-notes",
+        "kind": "skill",
+        "overlap": lines["copy"]["overlap"],
+    }
+    assert lines["copy"]["overlap"] > 0.8
+    assert lines["note"]["matched"] is None and lines["note"]["status"] == "evidence"
+
+
+def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
+    out, _ = run("demo", "--no-serve")
+    assert Artifact.objects.count() == 5
+    assert Record.objects.filter(status="excluded").count() == 5
+    password = out.split("log in as reviewer / ")[1].split()[0]
+    user = django_user_model.objects.get(username="reviewer")
+    assert user.check_password(password)
+    assert user.groups.filter(name="reviewers").exists()
+    assert user.has_perm("poimen.review_record") and user.has_perm("poimen.tune_threshold")
+    again, _ = run("demo", "--no-serve")
+    assert "new 0, already ingested 21" in again
