@@ -1,0 +1,520 @@
+"""Matcher benchmark: how fast poimen's DerivedFilter checks records, against a floor and a peer.
+
+    python -m bench.matcher            # the full run: 50, 1,000 and 10,000 artifacts
+    python -m bench.matcher --quick    # a smoke run in a few seconds
+
+For the same records, in one run:
+- the floor: what any shingle design in Python must at least do per record (NFKC + casefold,
+  a regex tokeniser, an xxhash per 5-token shingle), measured two ways, the faster counting;
+- poimen's DerivedFilter at three artifact counts: throughput, index build time, index bytes;
+- datasketch's MinHashLSH (num_perm=128, threshold=0.8), the peer people reach for, both as its
+  docs show it and tuned (shared permutations, xxh32);
+- precision and recall of both on the planted copies: being fast only counts while exact.
+
+The texts are synthetic but built to be hard in the ways real ones are: a Zipf-like vocabulary
+with real function words at its head, and stock phrases that independent texts share, so that
+unrelated records hit the index by chance; skills with front matter, headings, bullets, steps
+and code; records mostly unrelated assistant turns, some copies, reformatted copies, copies
+inside longer turns, chunks, and copies with a word in ten changed. Everything is seeded.
+"""
+
+import argparse
+import random
+import re
+import sys
+import time
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+import xxhash
+from datasketch import MinHash, MinHashLSH
+
+from filter import ArtifactRecord, DerivedFilter
+from tests.texts import reformat  # the same re-renderings the acceptance tests use
+
+K = 5
+TOKEN = re.compile(r"\w+")
+
+# The head of an English word-frequency list: what makes chance n-gram collisions realistic.
+HEAD_WORDS = (
+    "the of and to a in is that for it as with be on not this are by or you at from have an "
+    "but if can your will all which one do there more when so we use has what about out up "
+    "then them these may only other its some should make into time any than run also after "
+    "first new each way file test code change need just how before set like check must used "
+    "where every same without again still own line work tests data because most see while"
+).split()
+
+STOCK_PHRASES = [
+    "make sure that the",
+    "if you want to",
+    "at the end of the",
+    "for example",
+    "in the test suite",
+    "run the tests again",
+    "before you start",
+    "this means that you",
+    "in order to",
+    "the first time you",
+    "you can use the",
+    "as soon as possible",
+    "on the other hand",
+    "it is a good idea to",
+    "the rest of the code",
+    "when in doubt ask",
+    "there is no need to",
+    "keep in mind that",
+    "one of the most common",
+    "at the same time",
+]
+
+COMMANDS = ["pytest", "git", "python", "make", "npm", "docker", "pip", "ruff", "cargo", "psql"]
+
+
+class Writer:
+    """Seeded text that reads, statistically, like documentation and assistant turns."""
+
+    def __init__(
+        self,
+        seed: int,
+        *,
+        vocabulary_size: int = 30_000,
+        stock_phrases: int = 1_000,
+        stock_phrase_share: float = 0.1,
+    ):
+        self.rng = random.Random(seed)
+        self.stock_phrase_share = stock_phrase_share
+        numpy_rng = np.random.default_rng(seed)
+        tail = self._invented_words(vocabulary_size - len(HEAD_WORDS))
+        self.vocabulary = list(HEAD_WORDS) + tail
+        ranks = np.arange(1, len(self.vocabulary) + 1)
+        weights = 1.0 / ranks**1.05
+        self._draws = numpy_rng.choice(
+            len(self.vocabulary), size=4_000_000, p=weights / weights.sum()
+        ).tolist()
+        self._next = 0
+        # Stock phrases: a few written out, the rest drawn from the vocabulary; used with Zipf
+        # popularity, so the commonest appear in a large share of all texts. The defaults make
+        # about 1 in 7 unrelated (record, artifact) pairs share a 5-shingle and 1 in 50 share
+        # three: harsher than this project's real test texts (1 in 20, and 1 in 77).
+        self.stock_phrases = STOCK_PHRASES + [
+            " ".join(self.words(self.rng.randint(4, 8))) for _ in range(stock_phrases)
+        ]
+        phrase_weights = 1.0 / np.arange(1, len(self.stock_phrases) + 1)
+        self._phrase_weights = (phrase_weights / phrase_weights.sum()).tolist()
+
+    def _invented_words(self, count: int) -> list[str]:
+        syllables = [c + v for c in "bcdfghklmnprstvwz" for v in "aeiou"] + ["er", "in", "on"]
+        seen, words = set(HEAD_WORDS), []
+        while len(words) < count:
+            word = "".join(self.rng.choice(syllables) for _ in range(self.rng.randint(1, 4)))
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+        return words
+
+    def words(self, count: int) -> list[str]:
+        if self._next + count > len(self._draws):
+            self._next = 0
+        start, self._next = self._next, self._next + count
+        return [self.vocabulary[index] for index in self._draws[start : self._next]]
+
+    def sentence(self) -> str:
+        parts: list[str] = []
+        target = self.rng.randint(8, 24)
+        while sum(len(part.split()) for part in parts) < target:
+            if self.rng.random() < self.stock_phrase_share:
+                parts.append(self.rng.choices(self.stock_phrases, self._phrase_weights)[0])
+            else:
+                parts.append(" ".join(self.words(self.rng.randint(2, 6))))
+        text = " ".join(parts)
+        if self.rng.random() < 0.15:
+            text += f" with `{self.rng.choice(COMMANDS)} {self.words(1)[0]}`"
+        return text[0].upper() + text[1:] + "."
+
+    def paragraph(self, sentences: tuple[int, int] = (2, 5)) -> str:
+        return " ".join(self.sentence() for _ in range(self.rng.randint(*sentences)))
+
+    def heading(self) -> str:
+        return " ".join(self.words(self.rng.randint(2, 4))).capitalize()
+
+    def code_block(self) -> str:
+        lines = [
+            f"{self.rng.choice(COMMANDS)} {' '.join(self.words(self.rng.randint(1, 4)))}"
+            for _ in range(self.rng.randint(2, 5))
+        ]
+        return "```bash\n" + "\n".join(lines) + "\n```"
+
+    def skill(self, number: int) -> str:
+        name = "-".join(self.words(3)) + f"-{number}"
+        blocks = [
+            f"---\nname: {name}\ndescription: {self.sentence()}\n---",
+            f"# {self.heading()}",
+            self.paragraph((2, 3)),
+            f"## {self.heading()}",
+            "\n".join(f"- {self.sentence()}" for _ in range(self.rng.randint(3, 5))),
+            "## Steps",
+            "\n".join(f"{i}. {self.sentence()}" for i in range(1, self.rng.randint(4, 7))),
+            self.code_block(),
+            f"## {self.heading()}",
+            "\n".join(f"- {self.sentence()}" for _ in range(self.rng.randint(3, 5))),
+            self.paragraph((1, 3)),
+        ]
+        return "\n\n".join(blocks) + "\n"
+
+    def assistant_turn(self) -> str:
+        blocks = [self.paragraph() for _ in range(self.rng.randint(1, 4))]
+        if self.rng.random() < 0.5:
+            blocks.append("\n".join(f"- {self.sentence()}" for _ in range(self.rng.randint(2, 5))))
+        if self.rng.random() < 0.3:
+            blocks.append(self.code_block())
+        blocks.append(self.paragraph((1, 3)))
+        return "\n\n".join(blocks)
+
+
+# How a planted copy is made from an artifact's text; the writer supplies the surrounding text.
+PLANTINGS = {
+    "verbatim": lambda text, writer: text,
+    "quoted": lambda text, writer: reformat.quote(text),
+    "read_tool_gutter": lambda text, writer: reformat.read_tool_gutter(text),
+    "rewrapped": lambda text, writer: reformat.rewrap(text, width=60),
+    "crlf_fullwidth": lambda text, writer: reformat.crlf(reformat.fullwidth_letters(text)),
+    "in_a_longer_turn": lambda text, writer: (
+        writer.assistant_turn() + "\n\n" + text + "\n\n" + writer.assistant_turn()
+    ),
+    "chunk": lambda text, writer: text[len(text) // 3 : 2 * len(text) // 3],
+    "word_in_ten_changed": lambda text, writer: reformat.edit_one_word_in_ten(
+        text, "changed", seed=len(text)
+    ),
+}
+
+
+@dataclass
+class Corpus:
+    artifacts: list[str]
+    records: list[str]
+    planted: list[bool]  # per record: is it a copy of one of the artifacts?
+    planting: list[str] = field(default_factory=list)
+
+    @property
+    def record_bytes(self) -> int:
+        return sum(len(record.encode("utf-8")) for record in self.records)
+
+
+def build_corpus(*, seed: int, n_artifacts: int, n_records: int, planted_share: float) -> Corpus:
+    writer = Writer(seed)
+    artifacts = [writer.skill(number) for number in range(n_artifacts)]
+    records, planted, planting = [], [], []
+    kinds = list(PLANTINGS)
+    for number in range(n_records):
+        if writer.rng.random() < planted_share:
+            how = kinds[number % len(kinds)]
+            # Copies only of the first 50 artifacts: they are in the index at every size.
+            records.append(PLANTINGS[how](artifacts[writer.rng.randrange(50)], writer))
+            planted.append(True)
+            planting.append(how)
+        else:
+            records.append(writer.assistant_turn())
+            planted.append(False)
+            planting.append("unrelated")
+    return Corpus(artifacts, records, planted, planting)
+
+
+# -- the floor --------------------------------------------------------------------------------
+
+
+def floor_joined_shingles(text: str) -> int:
+    tokens = TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    digest = xxhash.xxh3_64_intdigest
+    return len([digest(" ".join(tokens[i : i + K]).encode()) for i in range(len(tokens) - K + 1)])
+
+
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def token_mixed_shingles(text: str) -> np.ndarray:
+    tokens = TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    count = len(tokens) - K + 1
+    if count <= 0:
+        return np.empty(0, dtype=np.uint64)
+    hashed = np.fromiter(
+        map(xxhash.xxh3_64_intdigest, map(str.encode, tokens)), np.uint64, len(tokens)
+    )
+    mixed = hashed[:count].copy()
+    for offset in range(1, K):
+        mixed *= _MULTIPLIER
+        mixed += hashed[offset : offset + count]
+    return mixed
+
+
+def floor_token_hashes(text: str) -> int:
+    return len(token_mixed_shingles(text))
+
+
+def chance_sharing(corpus: "Corpus", *, records: int = 100, artifacts: int = 300):
+    """Share of unrelated (record, artifact) pairs with at least 1, and 3, shingles in common."""
+    unrelated = [r for r, p in zip(corpus.records, corpus.planted, strict=True) if not p]
+    record_sets = [set(token_mixed_shingles(r).tolist()) for r in unrelated[:records]]
+    # Artifacts from the far end: planted copies come from the first 50.
+    artifact_sets = [set(token_mixed_shingles(a).tolist()) for a in corpus.artifacts[-artifacts:]]
+    shared = np.array([len(r & a) for r in record_sets for a in artifact_sets])
+    return float((shared >= 1).mean()), float((shared >= 3).mean())
+
+
+# -- the peer ---------------------------------------------------------------------------------
+
+
+def shingle_strings(text: str) -> list[bytes]:
+    tokens = TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    return [" ".join(tokens[i : i + K]).encode() for i in range(len(tokens) - K + 1)]
+
+
+class MinHashPeer:
+    """MinHashLSH over the same 5-token shingles, the way datasketch's docs show, or tuned."""
+
+    def __init__(self, *, tuned: bool):
+        self.tuned = tuned
+        template = MinHash(num_perm=128)
+        self._options = (
+            {"permutations": template.permutations, "scheme": template.scheme}
+            | {"hashfunc": xxhash.xxh32_intdigest}
+            if tuned
+            else {}
+        )
+        self.lsh = MinHashLSH(threshold=0.8, num_perm=128)
+
+    def minhash(self, text: str) -> MinHash:
+        sketch = MinHash(num_perm=128, **self._options)
+        sketch.update_batch(shingle_strings(text))
+        return sketch
+
+    def add(self, key: str, text: str) -> None:
+        self.lsh.insert(key, self.minhash(text))
+
+    def is_copy(self, text: str) -> bool:
+        return bool(self.lsh.query(self.minhash(text)))
+
+
+# -- measuring --------------------------------------------------------------------------------
+
+
+def timed(flag, records: list[str], repeats: int) -> tuple[float, list]:
+    """The best of `repeats` passes of `flag` over every record, and what it returned."""
+    best, results = float("inf"), []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        results = [flag(record) for record in records]
+        best = min(best, time.perf_counter() - started)
+    return best, results
+
+
+def precision_recall(flagged: list[bool], planted: list[bool]) -> tuple[float, float]:
+    true_positives = sum(f and p for f, p in zip(flagged, planted, strict=True))
+    flagged_count, planted_count = sum(flagged), sum(planted)
+    precision = true_positives / flagged_count if flagged_count else 1.0
+    recall = true_positives / planted_count if planted_count else 1.0
+    return precision, recall
+
+
+def index_bytes_per_shingle(derived_filter: DerivedFilter) -> float:
+    """Bytes of the filter's index per artifact shingle, as the filter reports them."""
+    nbytes = derived_filter.index_nbytes
+    shingles = derived_filter.index_shingles
+    return nbytes / shingles
+
+
+@dataclass
+class Row:
+    label: str
+    artifacts: int | None = None
+    build_seconds: float | None = None
+    mb_per_second: float = 0.0
+    precision: float | None = None
+    recall: float | None = None
+    note: str = ""
+    flags: list[bool] = field(default_factory=list)  # per record: flagged as a copy?
+
+
+def run(*, quick: bool, seed: int) -> list[Row]:
+    sizes = (50, 200, 1_000) if quick else (50, 1_000, 10_000)
+    n_records = 300 if quick else 2_000
+    repeats = 1 if quick else 3
+    say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+
+    say(f"writing {sizes[-1]:,} artifacts and {n_records:,} records (seed {seed})...")
+    corpus = build_corpus(seed=seed, n_artifacts=sizes[-1], n_records=n_records, planted_share=0.15)
+    megabytes = corpus.record_bytes / 1e6
+    rows: list[Row] = []
+
+    say("floor...")
+    for label, floor in [
+        ("floor: NFKC+casefold, regex, xxh3 of each joined 5-shingle", floor_joined_shingles),
+        ("floor: NFKC+casefold, regex, xxh3 per token, numpy 5-mix", floor_token_hashes),
+    ]:
+        seconds, _ = timed(floor, corpus.records, repeats)
+        rows.append(Row(label, mb_per_second=megabytes / seconds))
+
+    say("shingling artifacts...")
+    started = time.perf_counter()
+    records = [
+        ArtifactRecord.from_text(kind="skill", name=f"skill-{number}", text=text)
+        for number, text in enumerate(corpus.artifacts)
+    ]
+    shingling_seconds = time.perf_counter() - started
+
+    for size in sizes:
+        say(f"poimen at {size:,} artifacts...")
+        started = time.perf_counter()
+        derived_filter = DerivedFilter()
+        for artifact in records[:size]:
+            derived_filter.add(artifact)
+        derived_filter.check("warm the index up before the clock starts")  # merges pending adds
+        build_seconds = time.perf_counter() - started
+        seconds, verdicts = timed(
+            lambda record, f=derived_filter: f.check(record).derived, corpus.records, repeats
+        )
+        precision, recall = precision_recall(verdicts, corpus.planted)
+        rows.append(
+            Row(
+                "poimen DerivedFilter",
+                size,
+                build_seconds,
+                megabytes / seconds,
+                precision,
+                recall,
+                f"{index_bytes_per_shingle(derived_filter):.1f} B/shingle, "
+                f"{derived_filter.index_nbytes / 1e6:.1f} MB index",
+                verdicts,
+            )
+        )
+
+    for tuned in (False, True):
+        for size in sizes:
+            label = "MinHashLSH " + ("tuned (shared perms, xxh32)" if tuned else "as documented")
+            say(f"{label} at {size:,} artifacts...")
+            started = time.perf_counter()
+            peer = MinHashPeer(tuned=tuned)
+            for number, text in enumerate(corpus.artifacts[:size]):
+                peer.add(f"skill-{number}", text)
+            build_seconds = time.perf_counter() - started
+            seconds, flags = timed(peer.is_copy, corpus.records, repeats)
+            precision, recall = precision_recall(flags, corpus.planted)
+            rows.append(
+                Row(
+                    label,
+                    size,
+                    build_seconds,
+                    megabytes / seconds,
+                    precision,
+                    recall,
+                    "",
+                    flags,
+                )
+            )
+
+    rows.append(
+        Row(
+            f"(shingling {sizes[-1]:,} artifacts with ArtifactRecord.from_text: "
+            f"{shingling_seconds:.2f} s, not in build times)"
+        )
+    )
+    print_report(rows, corpus, sizes, seed, chance_sharing(corpus))
+    return rows
+
+
+def fmt(value, spec: str, missing: str = "-") -> str:
+    return missing if value is None else format(value, spec)
+
+
+def print_report(rows: list[Row], corpus: Corpus, sizes, seed: int, sharing) -> None:
+    planted = sum(corpus.planted)
+    print(
+        f"\nMatcher benchmark: {len(corpus.records):,} records, "
+        f"{corpus.record_bytes / 1e6:.2f} MB, "
+        f"{planted} of them planted copies ({', '.join(PLANTINGS)}); seed {seed}\n"
+        f"Unrelated (record, artifact) pairs sharing >= 1 5-shingle by chance: {sharing[0]:.1%}, "
+        f">= 3: {sharing[1]:.1%}\n"
+    )
+    header = f"{'':62} {'artifacts':>9} {'build s':>8} {'MB/s':>6} {'precision':>9} {'recall':>6}"
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        if not row.mb_per_second:
+            print(row.label)
+            continue
+        print(
+            f"{row.label:62} {fmt(row.artifacts, ',', ''):>9} {fmt(row.build_seconds, '.2f'):>8} "
+            f"{row.mb_per_second:6.2f} {fmt(row.precision, '.3f'):>9} {fmt(row.recall, '.3f'):>6}"
+            + (f"   {row.note}" if row.note else "")
+        )
+
+    floor = max(row.mb_per_second for row in rows if row.label.startswith("floor"))
+    ours = {row.artifacts: row for row in rows if row.label.startswith("poimen")}
+    documented = {row.artifacts: row for row in rows if "as documented" in row.label}
+    tuned = {row.artifacts: row for row in rows if "tuned" in row.label}
+    small, large = sizes[0], sizes[-1]
+    bytes_per_shingle = max(float(ours[size].note.split()[0]) for size in sizes)
+    exact = all(ours[size].precision == ours[size].recall == 1.0 for size in sizes)
+
+    def ratio(name: str, value: float, target: float, unit: str = "x", at_most=False) -> None:
+        met = value <= target if at_most else value >= target
+        sign = "<=" if at_most else ">="
+        verdict = "ok" if met else "MISSED"
+        print(f"  {name:58} {value:6.2f}{unit}  (target {sign} {target}{unit})  {verdict}")
+
+    print("\nTargets (worst case over the artifact counts)")
+    ratio("throughput / floor", min(ours[s].mb_per_second for s in sizes) / floor, 0.6)
+    ratio(
+        "throughput / MinHashLSH as documented",
+        min(ours[s].mb_per_second / documented[s].mb_per_second for s in sizes),
+        1.5,
+    )
+    ratio(
+        "throughput / MinHashLSH tuned",
+        min(ours[s].mb_per_second / tuned[s].mb_per_second for s in sizes),
+        1.5,
+    )
+    ratio(
+        f"throughput at {large:,} / at {small:,} artifacts",
+        ours[large].mb_per_second / ours[small].mb_per_second,
+        0.8,
+    )
+    ratio("index bytes per artifact shingle", bytes_per_shingle, 32, unit=" B", at_most=True)
+    print(
+        f"  {'exact on the planted copies (precision = recall = 1)':58} {'yes' if exact else 'NO'}"
+    )
+
+    print(f"\nRecall by kind of planted copy, at {large:,} artifacts")
+    compared = [("poimen", ours[large]), ("MinHashLSH", documented[large])]
+    print(f"  {'planted as':22} {'records':>7} " + " ".join(f"{name:>11}" for name, _ in compared))
+    for how in PLANTINGS:
+        picked = [i for i, planting in enumerate(corpus.planting) if planting == how]
+        found = [sum(row.flags[i] for i in picked) for _, row in compared]
+        print(
+            f"  {how:22} {len(picked):>7} "
+            + " ".join(f"{count / len(picked):>11.2f}" for count in found)
+        )
+    false_alarms = [
+        sum(f and not p for f, p in zip(row.flags, corpus.planted, strict=True))
+        for _, row in compared
+    ]
+    print(
+        f"  {'unrelated (flagged)':22} {len(corpus.planted) - planted:>7} "
+        + " ".join(f"{count:>11}" for count in false_alarms)
+    )
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.matcher", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run: fewer artifacts and records"
+    )
+    parser.add_argument("--seed", type=int, default=2026)
+    options = parser.parse_args(argv)
+    run(quick=options.quick, seed=options.seed)
+
+
+if __name__ == "__main__":
+    main()
