@@ -81,9 +81,6 @@ class DbFilter:
     artifact_ids: dict[tuple[str, str, str], int]
     policies: Policies
 
-    def artifact_id(self, record: ArtifactRecord) -> int:
-        return self.artifact_ids[record.key]
-
 
 class ArtifactUnusable(Exception):
     """An artifact the filter can neither use nor re-shingle: matching without it is unsafe."""

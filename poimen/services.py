@@ -20,7 +20,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError, Verdict
+from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
+from poimen.checking import BatchChecker, Checked, summarise
 from poimen.filtering import (
     DbFilter,
     Policies,
@@ -273,24 +274,16 @@ class IngestResult:
         }
 
 
-def _decided_kind(verdict: Verdict) -> str | None:
-    decided = verdict.decided_by
-    if decided is None:
-        return None
-    return decided if isinstance(decided, str) else decided.kind
-
-
-def _exclusion_snapshot(record: Record, verdict: Verdict, db_filter: DbFilter) -> tuple[int, dict]:
+def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -> tuple[int, dict]:
     """The decisive artifact's id and the event data of a derived_excluded event."""
-    decided = verdict.decided_by
-    if isinstance(decided, str):
-        kind = decided
-        match = next((m for m in verdict.matches if m.kind == kind), None)
-        overlap, how = verdict.coverage[kind], "coverage"
+    kind, match = checked.decided_kind, checked.decided_match
+    if match is None:  # decided by the kind's coverage: name its best artifact
+        match = next((m for m in checked.matches if m.kind == kind), None)
+        overlap, how = checked.coverage[kind], "coverage"
     else:
-        kind, match, overlap, how = decided.kind, decided, decided.overlap, "overlap"
+        overlap, how = match.overlap, "overlap"
     artifact = match.artifact if match else None
-    return db_filter.artifact_id(artifact) if artifact else None, {
+    return db_filter.artifact_ids[artifact] if artifact else None, {
         "source": record.source,
         "external_id": record.external_id,
         "source_path": record.source_path,
@@ -298,7 +291,7 @@ def _exclusion_snapshot(record: Record, verdict: Verdict, db_filter: DbFilter) -
         "session": record.session,
         "role": record.role,
         "artifact": (
-            {"kind": kind, "name": artifact.name, "sha256": artifact.sha256} if artifact else None
+            {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
         ),
         "overlap": round(overlap, 6),
         "threshold": db_filter.policies.threshold_for(kind),
@@ -322,19 +315,19 @@ def _record_from(candidate: Candidate, run: IngestRun) -> Record:
     )
 
 
-def _apply_verdict(record: Record, verdict: Verdict, db_filter: DbFilter) -> list[Match]:
+def _apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list[Match]:
     """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
     floor = report_floor()
-    kept = [m for m in verdict.matches if m.overlap >= floor]
-    record.derived = verdict.derived
-    record.coverage = stored_coverage(verdict.coverage, verdict.matches)
+    kept = [m for m in checked.matches if m.overlap >= floor]
+    record.derived = checked.derived
+    record.coverage = stored_coverage(checked.coverage, checked.matches)
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
-    record.best_artifact_id = db_filter.artifact_id(best.artifact) if best else None
+    record.best_artifact_id = db_filter.artifact_ids[best.artifact] if best else None
     return [
         Match(
             record=record,
-            artifact_id=db_filter.artifact_id(m.artifact),
+            artifact_id=db_filter.artifact_ids[m.artifact],
             overlap=m.overlap,
             artifact_containment=m.artifact_containment,
             record_containment=m.record_containment,
@@ -345,16 +338,15 @@ def _apply_verdict(record: Record, verdict: Verdict, db_filter: DbFilter) -> lis
     ]
 
 
-def _ingest_batch(
-    batch: list[Candidate], *, run: IngestRun, db_filter: DbFilter | None, result: IngestResult
-) -> None:
+def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) -> list[Candidate]:
+    """The candidates not stored yet, nor earlier in this input, nor in a batch still in flight."""
     keys = {(c.source, c.external_id) for c in batch}
-    existing = set(
+    seen = in_flight | set(
         Record.objects.filter(
             source__in={s for s, _ in keys}, external_id__in={e for _, e in keys}
         ).values_list("source", "external_id")
     )
-    fresh, seen = [], set(existing)
+    fresh = []
     for candidate in batch:
         key = (candidate.source, candidate.external_id)
         if key in seen:
@@ -362,21 +354,24 @@ def _ingest_batch(
             continue
         seen.add(key)
         fresh.append(candidate)
-    if not fresh:
-        return
+    return fresh
 
-    # The matching happens before the transaction opens: the lock is held only for the writes.
-    records, verdicts = [], []
-    for candidate in fresh:
-        record = _record_from(candidate, run)
-        records.append(record)
-        verdicts.append(db_filter.filter.check(candidate.text) if db_filter else None)
 
+def _write_batch(
+    fresh: list[Candidate],
+    checked: list[Checked] | None,
+    *,
+    run: IngestRun,
+    db_filter: DbFilter | None,
+    result: IngestResult,
+) -> None:
+    """Store one batch's records, matches and exclusion events in one transaction."""
+    records = [_record_from(candidate, run) for candidate in fresh]
     matches, exclusions = [], []
-    for record, verdict in zip(records, verdicts, strict=True):
+    for record, verdict in zip(records, checked or [None] * len(records), strict=True):
         if verdict is None:
             continue
-        matches.extend(_apply_verdict(record, verdict, db_filter))
+        matches.extend(_apply_checked(record, verdict, db_filter))
         if verdict.derived:
             record.status = Record.Status.EXCLUDED
             exclusions.append((record, verdict))
@@ -396,14 +391,14 @@ def _ingest_batch(
                     run=run,
                     record=record,
                     artifact_id=artifact_id,
-                    kind=_decided_kind(verdict),
+                    kind=verdict.decided_kind,
                     data=data,
                 )
             )
         Event.objects.bulk_create(events)
     result.new += len(records)
     for _, verdict in exclusions:
-        result.excluded[_decided_kind(verdict)] += 1
+        result.excluded[verdict.decided_kind] += 1
 
 
 def _batch_size(value: int | None) -> int:
@@ -413,20 +408,50 @@ def _batch_size(value: int | None) -> int:
     return value
 
 
+def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> Iterator[list]:
+    """Candidates in batches of `size`; skips and problems are counted on the way."""
+    batch: list[Candidate] = []
+    for item in items:
+        if isinstance(item, Candidate):
+            result.read += 1
+            batch.append(item)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        elif isinstance(item, Skipped):
+            result.skipped += 1
+            result.skipped_by[item.what] += 1
+        elif isinstance(item, Problem):
+            result.errors += 1
+            if len(result.problems) < KEPT_PROBLEMS:
+                result.problems.append(str(item))
+            if on_problem:
+                on_problem(str(item))
+    if batch:
+        yield batch
+
+
 def records_ingest(
     *,
     paths: Iterable[str | Path],
     source: str | None = None,
     filtered: bool = True,
     batch_size: int | None = None,
+    workers: int | None = None,
     actor=None,
     on_problem: Callable[[str], None] | None = None,
     on_progress: Callable[[IngestResult], None] | None = None,
 ) -> IngestResult:
     """Read `paths`, check each new record against every artifact, store records, matches and
-    exclusion events batch by batch. Records already ingested (same source and id) are left."""
+    exclusion events batch by batch. Records already ingested (same source and id) are left.
+
+    With `workers`, batches are checked in that many forked processes while this one reads
+    and writes; the results are written in input order either way."""
     paths = [str(p) for p in paths]
     batch_size = _batch_size(batch_size)
+    workers = settings.POIMEN_INGEST_WORKERS if workers is None else workers
+    if workers < 0:
+        raise InputError(f"workers is 0 (check in this process) or more, not {workers}")
     db_filter = filter_from_db() if filtered else None
     policies = db_filter.policies if db_filter else Policies.load()
     run = IngestRun.objects.create(
@@ -446,32 +471,30 @@ def records_ingest(
             data={"run": run.pk, "paths": paths, "source": source},
         )
     result = IngestResult(run=run)
-    batch: list[Candidate] = []
     items = read_sources(
         paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
     )
-    for item in items:
-        if isinstance(item, Candidate):
-            result.read += 1
-            batch.append(item)
-            if len(batch) >= batch_size:
-                _ingest_batch(batch, run=run, db_filter=db_filter, result=result)
-                batch = []
-                if on_progress:
-                    on_progress(result)
-        elif isinstance(item, Skipped):
-            result.skipped += 1
-            result.skipped_by[item.what] += 1
-        elif isinstance(item, Problem):
-            result.errors += 1
-            if len(result.problems) < KEPT_PROBLEMS:
-                result.problems.append(str(item))
-            if on_problem:
-                on_problem(str(item))
-    if batch:
-        _ingest_batch(batch, run=run, db_filter=db_filter, result=result)
-        if on_progress:
-            on_progress(result)
+    batches = _candidate_batches(items, batch_size, result, on_problem)
+
+    def write(done):
+        for fresh, checked in done:
+            for candidate in fresh:
+                in_flight.discard((candidate.source, candidate.external_id))
+            _write_batch(fresh, checked, run=run, db_filter=db_filter, result=result)
+            if on_progress:
+                on_progress(result)
+
+    in_flight: set = set()
+    if db_filter is None:
+        for batch in batches:
+            write([(_fresh_only(batch, in_flight, result), None)])
+    else:
+        with BatchChecker(db_filter.filter, workers=workers) as checker:
+            for batch in batches:
+                fresh = _fresh_only(batch, in_flight, result)
+                in_flight.update((c.source, c.external_id) for c in fresh)
+                write(checker.submit(fresh, [c.text for c in fresh]))
+            write(checker.drain())
     run.counts = result.as_counts()
     run.finished_at = timezone.now()
     run.save(update_fields=["counts", "finished_at"])
@@ -552,7 +575,7 @@ def records_refilter(
             stale.delete()
             matches = []
             for record, verdict in zip(page, verdicts, strict=True):
-                own = _apply_verdict(record, verdict, db_filter)
+                own = _apply_checked(record, summarise(verdict), db_filter)
                 if kind is not None:
                     # Only this kind was checked: keep what the record knows of the others.
                     record.coverage = {

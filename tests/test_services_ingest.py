@@ -178,3 +178,25 @@ def test_the_agent_session_skill_read_behind_a_gutter_is_excluded(skills):
     assert tool_result.status == "excluded"
     assert tool_result.session == "6f1d2c7e-4b1a-4f3e-9a55-2d8c1e0b7a31"
     assert Record.objects.filter(status="evidence").count() == Record.objects.count() - 1
+
+
+def test_checking_in_worker_processes_stores_the_same_as_in_process(skills, tmp_path):
+    rows = [{"id": f"r{i}", "text": f"note {i} on the weekly sync"} for i in range(9)]
+    rows += [{"id": "copy", "text": demo_skill("incident-review")}, {"id": "r0", "text": "dup"}]
+    path = write_records(tmp_path / "many.jsonl", rows)
+    result = records_ingest(paths=[path], batch_size=2, workers=2, source="parallel")
+    assert (result.new, result.already, result.excluded) == (10, 1, {"skill": 1})
+    in_process = records_ingest(paths=[path], batch_size=2, workers=0, source="serial")
+    assert in_process.new == 10
+
+    def stored(source):
+        return sorted(
+            Record.objects.filter(source=source).values_list(
+                "external_id", "text", "status", "best_overlap"
+            )
+        )
+
+    assert stored("parallel") == stored("serial")
+    assert (
+        Record.objects.get(source="parallel", external_id="r0").text == "note 0 on the weekly sync"
+    )

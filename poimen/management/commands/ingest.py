@@ -27,8 +27,13 @@ class Command(BaseCommand):
             help="ingest without the filter (debugging only; loudly logged)",
         )
         parser.add_argument("--batch-size", type=int, help="records a transaction (default 1000)")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            help="processes checking records while this one reads and writes (default 0: none)",
+        )
 
-    def handle(self, *args, paths, source, no_derived_filter, batch_size, **options):
+    def handle(self, *args, paths, source, no_derived_filter, batch_size, workers, **options):
         if no_derived_filter:
             self.stderr.write(self.style.ERROR(FILTER_OFF_WARNING))
         progress = _Progress(self.stdout) if self.stdout.isatty() else None
@@ -38,6 +43,7 @@ class Command(BaseCommand):
                 source=source,
                 filtered=not no_derived_filter,
                 batch_size=batch_size,
+                workers=workers,
                 on_problem=lambda problem: self.stderr.write(problem),
                 on_progress=progress,
             )

@@ -1,0 +1,124 @@
+"""Checking records against the filter, in this process or in worker processes.
+
+A Verdict holds its artifacts (and their shingle arrays); what ingest needs of it is small and
+plain, so it is summarised into a `Checked` where it is made, which is also what lets worker
+processes hand verdicts back cheaply. The workers are forked after the filter is built, so
+each starts with the index already in memory and never touches the database.
+"""
+
+import multiprocessing
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from filter import DerivedFilter, Verdict
+
+ArtifactKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedMatch:
+    artifact: ArtifactKey
+    overlap: float
+    artifact_containment: float
+    record_containment: float
+    shared: int
+    threshold: float
+
+    @property
+    def kind(self) -> str:
+        return self.artifact[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """The filter's verdict on one record, reduced to what is stored of it."""
+
+    derived: bool
+    matches: tuple[CheckedMatch, ...]  # best first, as the filter reported them
+    coverage: dict[str, float]
+    decided_kind: str | None
+    # The match that decided, or None when the kind's coverage did (or nothing did).
+    decided_match: CheckedMatch | None
+
+
+def summarise(verdict: Verdict) -> Checked:
+    matches = tuple(
+        CheckedMatch(
+            artifact=m.artifact.key,
+            overlap=m.overlap,
+            artifact_containment=m.artifact_containment,
+            record_containment=m.record_containment,
+            shared=m.shared,
+            threshold=m.threshold,
+        )
+        for m in verdict.matches
+    )
+    decided = verdict.decided_by
+    decided_match, decided_kind = None, None
+    if isinstance(decided, str):
+        decided_kind = decided
+    elif decided is not None:
+        decided_kind = decided.kind
+        decided_match = matches[verdict.matches.index(decided)]
+    return Checked(
+        derived=verdict.derived,
+        matches=matches,
+        coverage=dict(verdict.coverage),
+        decided_kind=decided_kind,
+        decided_match=decided_match,
+    )
+
+
+def check_texts(derived_filter: DerivedFilter, texts: list[str]) -> list[Checked]:
+    return [summarise(derived_filter.check(text)) for text in texts]
+
+
+# The filter a forked worker inherited; set in the parent just before the fork.
+_worker_filter: DerivedFilter | None = None
+
+
+def _check_in_worker(texts: list[str]) -> list[Checked]:
+    return check_texts(_worker_filter, texts)
+
+
+class BatchChecker:
+    """Checks batches in order, with up to `workers` batches in flight in worker processes
+    (0: in this process, one at a time). Memory is bounded by the batches in flight."""
+
+    def __init__(self, derived_filter: DerivedFilter, *, workers: int = 0):
+        self.derived_filter = derived_filter
+        self.workers = workers
+        self.pool = None
+        self.pending: deque = deque()
+
+    def __enter__(self) -> "BatchChecker":
+        if self.workers > 0:
+            global _worker_filter
+            _worker_filter = self.derived_filter
+            # fork: the workers start with the index built; they never use the parent's
+            # database connection, and exit without running its finalizers.
+            self.pool = multiprocessing.get_context("fork").Pool(self.workers)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+    def submit(self, batch, texts: list[str]) -> Iterator[tuple[object, list[Checked]]]:
+        """Queue `batch` (any payload) for checking; yield the batches that are done, in order."""
+        if self.pool is None:
+            yield batch, check_texts(self.derived_filter, texts)
+            return
+        self.pending.append((batch, self.pool.apply_async(_check_in_worker, (texts,))))
+        # Keep the workers busy while the parent writes: one batch in flight beyond them.
+        while len(self.pending) > self.workers:
+            done, result = self.pending.popleft()
+            yield done, result.get()
+
+    def drain(self) -> Iterator[tuple[object, list[Checked]]]:
+        while self.pending:
+            done, result = self.pending.popleft()
+            yield done, result.get()
