@@ -95,8 +95,8 @@ class Writer:
         self._next = 0
         # Stock phrases: a few written out, the rest drawn from the vocabulary; used with Zipf
         # popularity, so the commonest appear in a large share of all texts. The defaults make
-        # about 1 in 7 unrelated (record, artifact) pairs share a 5-shingle and 1 in 50 share
-        # three: harsher than this project's real test texts (1 in 20, and 1 in 77).
+        # about 1 in 8 unrelated (record, artifact) pairs share a 5-shingle and 1 in 80 share
+        # three: harsher than this project's real test texts (1 in 20 share any).
         self.stock_phrases = STOCK_PHRASES + [
             " ".join(self.words(self.rng.randint(4, 8))) for _ in range(stock_phrases)
         ]
