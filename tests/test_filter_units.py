@@ -7,6 +7,7 @@ shows up on the same words as the card's tests.
 import dataclasses
 import json
 import unicodedata
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -341,6 +342,27 @@ def test_manifest_line_round_trip_keeps_unicode_and_large_hashes():
     assert back.emitted_at == artifact.emitted_at
     assert np.array_equal(back.shingles, artifact.shingles)
     assert back.shingles.dtype == np.uint64
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        datetime(2026, 11, 30, 17, 45),
+        datetime(2026, 11, 30, 19, 45, tzinfo=timezone(timedelta(hours=2))),
+        datetime(2026, 11, 30, 17, 45, tzinfo=UTC),
+    ],
+    ids=["naive", "utc_plus_two", "utc"],
+)
+def test_emitted_at_is_kept_as_an_aware_utc_time(given):
+    # The contract says aware UTC; a naive time would be read as the server's local time when
+    # the manifest line is written, and shift by the server's offset.
+    artifact = ArtifactRecord.from_text(
+        kind="skill", name="s", text=skill("git-commit-message"), emitted_at=given
+    )
+
+    assert artifact.emitted_at == datetime(2026, 11, 30, 17, 45, tzinfo=UTC)
+    assert artifact.emitted_at.utcoffset() == timedelta(0)
+    assert artifact.to_dict()["emitted_at"] in ("2026-11-30T17:45:00Z", "2026-11-30T17:45:00+00:00")
 
 
 @pytest.fixture(scope="module")
