@@ -58,7 +58,8 @@ class Command(BaseCommand):
         if no_serve:
             return
         # No autoreloader: it would run this command again in a child and change the password.
-        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
+        # Static files served even with DEBUG off: this is the local demo, not a deployment.
+        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False, insecure_serving=True)
 
     def _reviewer_with_new_password(self) -> str:
         group, _ = Group.objects.get_or_create(name="reviewers")
