@@ -38,6 +38,7 @@ class ArtifactRecord:
     n_tokens: int = field(default=0)
 
     def __post_init__(self):
+        object.__setattr__(self, "emitted_at", as_utc(self.emitted_at))
         shingles = np.asarray(self.shingles, dtype=np.uint64)
         shingles.flags.writeable = False
         object.__setattr__(self, "shingles", shingles)
@@ -168,15 +169,19 @@ class ArtifactRecord:
         return cls.from_dict(data, source=source, lineno=lineno)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC time; a naive one is taken to be UTC already."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
 def _parse_time(value, fail) -> datetime:
     if value is None:
         fail('missing "emitted_at"')
     if not isinstance(value, str):
         fail('"emitted_at" must be an ISO 8601 string')
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         fail(f'"emitted_at" is not an ISO 8601 time: {value!r}')
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed

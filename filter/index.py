@@ -1,23 +1,28 @@
-"""An inverted index from shingle hash to (artifact, position), as three sorted numpy arrays.
+"""An inverted index from shingle hash to (artifact, position), as sorted numpy arrays.
 
-No Python object per shingle: 8 bytes of hash, 4 of artifact number and 4 of position, and
-a bitmap of 32 bits per shingle in front, so 10**7 artifact shingles take about 200 MB. Most
-record shingles are in no artifact: the bitmap turns those away with one memory access each,
-and only the few it lets through pay for the binary search. A lookup's cost follows the
-record's size, not the number of artifacts.
+No Python object per shingle: 8 bytes of hash, 4 of artifact number, 4 of position, and a
+directory of 4 to 8 bytes a shingle that maps the top bits of a hash to where its entries
+start, so 10**7 artifact shingles take 200-240 MB. A lookup reads one directory slot per
+record shingle and compares the few entries there: its cost follows the record's size, not
+the number of artifacts (a binary search would pay ~log2(n) cache misses a shingle).
 """
 
 import numpy as np
 
-_EMPTY_U64 = np.empty(0, dtype=np.uint64)
 _EMPTY_U32 = np.empty(0, dtype=np.uint32)
-_BITMAP_BITS_PER_SHINGLE = 32  # a false positive for about one record shingle in 32
+_EMPTY_U64 = np.empty(0, dtype=np.uint64)
 
 
-def _bitmap_shift(n_shingles: int) -> int:
-    """How far to shift a hash right to get its bit number in a bitmap for n shingles."""
-    bits = max(16, (n_shingles * _BITMAP_BITS_PER_SHINGLE - 1).bit_length())
-    return 64 - bits
+def _directory_bits(n_shingles: int) -> int:
+    """Bits of hash the directory is indexed by: at least one slot per shingle."""
+    return max(8, (max(n_shingles, 1) - 1).bit_length())
+
+
+def _expand(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices of every [start, start + count) range, one after another."""
+    total = int(counts.sum())
+    offsets = np.cumsum(counts) - counts
+    return np.repeat(starts - offsets, counts) + np.arange(total)
 
 
 class ShingleIndex:
@@ -26,8 +31,7 @@ class ShingleIndex:
         self._hashes = _EMPTY_U64
         self._artifacts = _EMPTY_U32
         self._positions = _EMPTY_U32
-        self._shift = np.uint64(_bitmap_shift(0))
-        self._bitmap = np.zeros(1 << (64 - int(self._shift) - 3), dtype=np.uint8)
+        self._build_directory()
 
     def add(self, artifact_number: int, shingles: np.ndarray) -> None:
         if len(shingles):
@@ -48,34 +52,32 @@ class ShingleIndex:
         self._hashes = hashes[order]
         self._artifacts = np.concatenate(artifacts)[order]
         self._positions = np.concatenate(positions)[order]
-        self._shift = np.uint64(_bitmap_shift(len(self._hashes)))
-        bits = self._hashes >> self._shift
-        self._bitmap = np.zeros(1 << (64 - int(self._shift) - 3), dtype=np.uint8)
-        np.bitwise_or.at(self._bitmap, bits >> np.uint64(3), _bit_masks(bits))
+        self._build_directory()
 
-    def _maybe_present(self, shingles: np.ndarray) -> np.ndarray:
-        bits = shingles >> self._shift
-        return (self._bitmap[bits >> np.uint64(3)] & _bit_masks(bits)) != 0
+    def _build_directory(self) -> None:
+        bits = _directory_bits(len(self._hashes))
+        self._shift = np.uint64(64 - bits)
+        slots = np.bincount((self._hashes >> self._shift).astype(np.int64), minlength=1 << bits)
+        self._directory = np.zeros(len(slots) + 1, dtype=np.uint32)
+        np.cumsum(slots, out=self._directory[1:])
 
     def lookup(self, shingles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every (record position, artifact number, artifact position) whose hashes are equal."""
         if self._pending:
             self._merge_pending()
-        candidates = np.flatnonzero(self._maybe_present(shingles))
-        shingles = shingles[candidates]
-        lo = np.searchsorted(self._hashes, shingles, side="left")
-        hi = np.searchsorted(self._hashes, shingles, side="right")
-        counts = hi - lo
-        total = int(counts.sum())
-        if total == 0:
-            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32
+        # The shift leaves the top bit clear, so the view as int64 is the same number, uncopied.
+        slot = (shingles >> self._shift).view(np.int64)
+        starts = self._directory[slot]
+        counts = self._directory[slot + 1] - starts
         hit = np.flatnonzero(counts)
-        counts = counts[hit]
-        # Expand each [lo, hi) range of postings into the indices it holds.
-        run_starts = np.repeat(lo[hit] - (np.cumsum(counts) - counts), counts)
-        postings = run_starts + np.arange(total)
-        record_positions = np.repeat(candidates[hit].astype(np.uint32), counts)
-        return record_positions, self._artifacts[postings], self._positions[postings]
+        if not len(hit):
+            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32
+        counts = counts[hit].astype(np.int64)
+        entries = _expand(starts[hit].astype(np.int64), counts)
+        queries = np.repeat(hit.astype(np.uint32), counts)
+        equal = self._hashes[entries] == shingles[queries]
+        entries = entries[equal]
+        return queries[equal], self._artifacts[entries], self._positions[entries]
 
     def __len__(self) -> int:
         return len(self._hashes) + sum(len(shingles) for _, shingles in self._pending)
@@ -88,9 +90,5 @@ class ShingleIndex:
             self._hashes.nbytes
             + self._artifacts.nbytes
             + self._positions.nbytes
-            + self._bitmap.nbytes
+            + self._directory.nbytes
         )
-
-
-def _bit_masks(bits: np.ndarray) -> np.ndarray:
-    return np.left_shift(1, (bits & np.uint64(7)).astype(np.uint8), dtype=np.uint8)

@@ -84,8 +84,10 @@ class DerivedFilter:
         self.artifacts: list[ArtifactRecord] = []
         self._keys: set[tuple[str, str, str]] = set()
         self._index = ShingleIndex()
+        # Per artifact number, for choosing candidates with numpy rather than a Python loop.
         self._artifact_tokens: list[int] = []
-        self._artifact_tokens_array = np.empty(0, dtype=np.int64)
+        self._artifact_min_shared: list[int] = []
+        self._candidate_arrays = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def threshold_for(self, kind: str) -> float:
         return self.thresholds.get(kind, self.default_threshold)
@@ -122,6 +124,7 @@ class DerivedFilter:
         self._index.add(len(self.artifacts), artifact.shingles)
         self.artifacts.append(artifact)
         self._artifact_tokens.append(artifact.n_tokens)
+        self._artifact_min_shared.append(max(MIN_ANCHORS, self.min_shared_for(artifact.kind)))
         return artifact
 
     def check(self, text: str) -> Verdict:
@@ -141,27 +144,39 @@ class DerivedFilter:
             for number, rows in self._candidates(artifact_no, n_tokens)
         ]
         matches = [match for match in matches if match is not None]
+        if not matches:
+            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
         return self._decide(matches, n_tokens)
 
     def _candidates(self, artifact_no: np.ndarray, n_tokens: int):
-        """(artifact number, rows of its anchors) for artifacts that could reach min_overlap."""
-        order = np.argsort(artifact_no, kind="stable")
-        numbers, firsts, counts = np.unique(
-            artifact_no[order], return_index=True, return_counts=True
-        )
-        # A passage of n anchors spans at most n * MAX_GAP tokens in either text, so fewer
-        # anchors than this cannot make min_overlap of the smaller of the two texts.
-        if len(self._artifact_tokens_array) != len(self._artifact_tokens):
-            self._artifact_tokens_array = np.array(self._artifact_tokens, dtype=np.int64)
-        smaller = np.minimum(self._artifact_tokens_array[numbers], n_tokens)
-        possible = (counts >= MIN_ANCHORS) & (counts * MAX_GAP >= self.min_overlap * smaller)
-        for number, first, count in zip(
-            numbers[possible].tolist(),
-            firsts[possible].tolist(),
-            counts[possible].tolist(),
-            strict=True,
-        ):
-            yield number, order[first : first + count]
+        """(artifact number, rows of its anchors) for artifacts that could make a Match count.
+
+        Both bounds are exact, not guesses: a match holds no more shared shingles than the
+        anchors found, so one with fewer anchors than its kind's min_shared never exceeds; and
+        a passage of n anchors spans at most n * MAX_GAP tokens in either text, so one with
+        fewer anchors than that cannot reach min_overlap of the smaller text.
+        """
+        tokens, min_shared = self._candidate_arrays
+        if len(tokens) != len(self.artifacts):
+            tokens = np.array(self._artifact_tokens, dtype=np.int64)
+            min_shared = np.array(self._artifact_min_shared, dtype=np.int64)
+            self._candidate_arrays = (tokens, min_shared)
+        if len(artifact_no) < MIN_ANCHORS:
+            return
+        if len(artifact_no) * 8 >= len(tokens):
+            # Many postings (boilerplate shared by many artifacts): count them per artifact in
+            # one pass over an array as long as the artifacts, which beats sorting the postings.
+            counts = np.bincount(artifact_no, minlength=len(tokens))
+            numbers = np.flatnonzero(counts >= min_shared)
+            counts = counts[numbers]
+        else:
+            numbers, counts = np.unique(artifact_no, return_counts=True)
+            enough = counts >= min_shared[numbers]
+            numbers, counts = numbers[enough], counts[enough]
+        smaller = np.minimum(tokens[numbers], n_tokens)
+        numbers = numbers[counts * MAX_GAP >= self.min_overlap * smaller]
+        for number in numbers.tolist():
+            yield number, np.flatnonzero(artifact_no == number)
 
     def _measure(self, number, record_pos, artifact_pos, n_tokens) -> Match | None:
         artifact = self.artifacts[number]

@@ -13,37 +13,47 @@ re-shingled or refused, never compared.
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 
 NORMALISER_VERSION = "norm-v1"
 
 # A line-number gutter as file-reading tools print it: "    12→", "12<TAB>" (cat -n), "12: ".
-_GUTTER = r"[ \t]*\d{1,9}(?:→|\t|: )"
+_GUTTER = r"[^\S\n]*\d{1,9}(?:→|\t|: )"
 # Blockquote marks, then a bullet, before a list number such as "1." or "2)".
-_QUOTES = r"(?:[ \t]*>)*"
+_QUOTES = r"(?:[^\S\n]*>)*"
 
+# Every line-start rule begins with the newline before the line (strip_markup puts one before
+# the first line), and the tag rule with "<": the regex engine can then skip ahead to those two
+# characters instead of trying every rule at every position.
 _MARKUP = re.compile(
     rf"""
     # a code fence line, its info string included ("```python", "~~~ {{.sh}}")
-    ^(?:{_GUTTER})?{_QUOTES}[ \t]*(?:`{{3,}}|~{{3,}})[^\n]*
+    \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*(?:`{{3,}}|~{{3,}})[^\n]*
     # a list number, after any gutter, quote marks and bullet
-    | ^(?:{_GUTTER})?{_QUOTES}[ \t]*(?:[-*+][ \t]+)?\d{{1,9}}[.)](?=[ \t\r\n]|$)
+    | \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*(?:[-*+][^\S\n]+)?\d{{1,9}}[.)](?=\s|\Z)
     # a bare gutter
-    | ^{_GUTTER}
+    | \n{_GUTTER}
     # an HTML tag, attributes and all
-    | </?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n][^<>]*)?/?>
+    | </?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>
     """,
-    re.MULTILINE | re.VERBOSE,
+    re.VERBOSE,
 )
 
 # ASCII text (the common case) is lower-cased in one go; no offset can move.
 _ASCII_WORD = re.compile(r"[^\W_]+", re.ASCII)
-# Elsewhere a word may carry combining marks and invisible joiners (soft hyphen, zero-width
-# space and joiners, word joiner, BOM) that must not split it; they are removed afterwards.
-_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+# Other text is normalised first (NFKC, casefold) and split after, as NFKC may make words of
+# what was not ("½" is "1⁄2", "™" is "TM"). A word may carry combining marks.
 _COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
-_UNICODE_WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_COMBINING}{_INVISIBLE}])*")
-_DROP_INVISIBLE = str.maketrans("", "", _INVISIBLE)
+_UNICODE_WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_COMBINING}])*")
+# Invisible characters that must not split a word: soft hyphen, zero-width space and joiners,
+# word joiner, BOM.
+_DROP_INVISIBLE = str.maketrans("", "", "\u00ad\u200b\u200c\u200d\u2060\ufeff")
+# What NFKC may join is a character and the combining marks after it: for words, whole runs of
+# non-ASCII text (with an ASCII letter a mark joins) are normalised at once; for offsets, each
+# such character with its marks is a piece of its own that maps back onto where it stood.
+_NON_ASCII_RUN = re.compile(rf"(?:[\x00-\x7f](?=[{_COMBINING}]))?[^\x00-\x7f]+")
+_NON_ASCII_CHAR = re.compile(rf"(?:[\x00-\x7f](?=[{_COMBINING}]))?[^\x00-\x7f][{_COMBINING}]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,17 +69,45 @@ class Tokens:
 
 
 def _blank(match: re.Match) -> str:
-    return " " * (match.end() - match.start())
+    found = match.group()
+    if found[0] == "\n":
+        return "\n" + " " * (len(found) - 1)
+    return " " * len(found)
 
 
 def strip_markup(text: str) -> str:
     """`text` with wordless markup replaced by spaces: same length, same offsets."""
-    return _MARKUP.sub(_blank, text)
+    return _MARKUP.sub(_blank, "\n" + text)[1:]
 
 
-def _normalise_word(word: str) -> str:
-    word = unicodedata.normalize("NFKC", word.translate(_DROP_INVISIBLE))
-    return unicodedata.normalize("NFKC", word.casefold())
+def _normalise(run: str) -> str:
+    run = unicodedata.normalize("NFKC", run.translate(_DROP_INVISIBLE))
+    return unicodedata.normalize("NFKC", run.casefold())
+
+
+def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, bool]]]:
+    """NFKC + casefold of `text`, and pieces (start in output, start in text, length in text,
+    exact) mapping back: ASCII stretches map character for character; a normalised non-ASCII
+    run maps as a whole onto the characters it came from."""
+    out: list[str] = []
+    pieces: list[tuple[int, int, int, bool]] = []
+    out_len, done = 0, 0
+    for run in _NON_ASCII_CHAR.finditer(text):
+        if run.start() > done:
+            plain = text[done : run.start()].lower()
+            out.append(plain)
+            pieces.append((out_len, done, len(plain), True))
+            out_len += len(plain)
+        normalised = _normalise(run.group())
+        out.append(normalised)
+        pieces.append((out_len, run.start(), run.end() - run.start(), False))
+        out_len += len(normalised)
+        done = run.end()
+    if done < len(text):
+        plain = text[done:].lower()
+        out.append(plain)
+        pieces.append((out_len, done, len(plain), True))
+    return "".join(out), pieces
 
 
 def words(text: str) -> list[str]:
@@ -77,9 +115,23 @@ def words(text: str) -> list[str]:
     stripped = strip_markup(text)
     if stripped.isascii():
         return _ASCII_WORD.findall(stripped.lower())
-    return [
-        w.lower() if w.isascii() else _normalise_word(w) for w in _UNICODE_WORD.findall(stripped)
-    ]
+    normalised = "".join(
+        _normalise(part) if not part.isascii() else part.lower() for part in _split_runs(stripped)
+    )
+    return _UNICODE_WORD.findall(normalised)
+
+
+def _split_runs(text: str) -> list[str]:
+    """`text` cut into ASCII stretches and non-ASCII runs, as _normalise_with_offsets does."""
+    parts, done = [], 0
+    for run in _NON_ASCII_RUN.finditer(text):
+        if run.start() > done:
+            parts.append(text[done : run.start()])
+        parts.append(run.group())
+        done = run.end()
+    if done < len(text):
+        parts.append(text[done:])
+    return parts
 
 
 def tokenise(text: str) -> Tokens:
@@ -92,11 +144,20 @@ def tokenise(text: str) -> Tokens:
             starts=[m.start() for m in found],
             ends=[m.end() for m in found],
         )
-    found = list(_UNICODE_WORD.finditer(stripped))
+    normalised, pieces = _normalise_with_offsets(stripped)
+    piece_starts = [piece[0] for piece in pieces]
+
+    def original(position: int, *, end: bool) -> int:
+        # the offset in `text` of output position `position` (an end is one past the last)
+        at = position - 1 if end else position
+        out_start, text_start, length, exact = pieces[bisect_right(piece_starts, at) - 1]
+        if exact:
+            return text_start + (at - out_start) + (1 if end else 0)
+        return text_start + length if end else text_start
+
+    found = list(_UNICODE_WORD.finditer(normalised))
     return Tokens(
-        words=[
-            m.group().lower() if m.group().isascii() else _normalise_word(m.group()) for m in found
-        ],
-        starts=[m.start() for m in found],
-        ends=[m.end() for m in found],
+        words=[m.group() for m in found],
+        starts=[original(m.start(), end=False) for m in found],
+        ends=[original(m.end(), end=True) for m in found],
     )
