@@ -18,6 +18,21 @@ def _directory_bits(n_shingles: int) -> int:
     return max(8, (max(n_shingles, 1) - 1).bit_length())
 
 
+# A shingle repeated within one artifact more often than this keeps only its first positions:
+# aligning "test test test …" with itself would otherwise cost (record x artifact) anchors.
+MAX_REPEATS = 8
+
+
+def _kept_repeats(shingles: np.ndarray) -> np.ndarray:
+    """Positions of `shingles` to index: each hash's first MAX_REPEATS occurrences."""
+    order = np.argsort(shingles, kind="stable")
+    ordered = shingles[order]
+    group_start = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    group_sizes = np.diff(np.concatenate((group_start, [len(ordered)])))
+    rank = np.arange(len(ordered)) - np.repeat(group_start, group_sizes)
+    return np.sort(order[rank < MAX_REPEATS])
+
+
 def _expand(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The indices of every [start, start + count) range, one after another."""
     total = int(counts.sum())
@@ -39,13 +54,16 @@ class ShingleIndex:
 
     def _merge_pending(self) -> None:
         # Additions are batched and merged on the next lookup: one sort, however many adds.
-        hashes = [self._hashes] + [shingles for _, shingles in self._pending]
+        kept = [_kept_repeats(shingles).astype(np.uint32) for _, shingles in self._pending]
+        hashes = [self._hashes] + [
+            shingles[positions]
+            for (_, shingles), positions in zip(self._pending, kept, strict=True)
+        ]
         artifacts = [self._artifacts] + [
-            np.full(len(shingles), number, dtype=np.uint32) for number, shingles in self._pending
+            np.full(len(positions), number, dtype=np.uint32)
+            for (number, _), positions in zip(self._pending, kept, strict=True)
         ]
-        positions = [self._positions] + [
-            np.arange(len(shingles), dtype=np.uint32) for _, shingles in self._pending
-        ]
+        positions = [self._positions] + kept
         self._pending = []
         hashes = np.concatenate(hashes)
         order = np.argsort(hashes, kind="stable")

@@ -575,3 +575,16 @@ def test_min_shared_keeps_a_short_verbatim_phrase_from_being_a_copy():
     assert lenient.check(phrase).best.record_containment == 1.0
     assert lenient.check(phrase).derived
     assert per_kind.check(phrase).derived
+
+
+def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_only():
+    from filter.index import MAX_REPEATS, ShingleIndex
+
+    repetitive = ArtifactRecord.from_text(kind="skill", name="r", text="test " * 200 + "done")
+    index = ShingleIndex()
+    index.add(0, repetitive.shingles)
+
+    record_pos, _, artifact_pos = index.lookup(repetitive.shingles[:1])
+
+    assert len(record_pos) == MAX_REPEATS
+    assert sorted(artifact_pos.tolist()) == list(range(MAX_REPEATS))
