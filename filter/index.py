@@ -79,23 +79,37 @@ class ShingleIndex:
         self._directory = np.zeros(len(slots) + 1, dtype=np.uint32)
         np.cumsum(slots, out=self._directory[1:])
 
-    def lookup(self, shingles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every (record position, artifact number, artifact position) whose hashes are equal."""
+    def lookup(
+        self, shingles: np.ndarray, *, max_run: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Every (record position, artifact number, artifact position) whose hashes are equal,
+        and how many record shingles were left out as too common.
+
+        With `max_run`, a record shingle whose directory slot holds more entries than that (a
+        stock phrase found in a great many artifacts) is left out: choosing candidates by
+        their distinctive shingles first spares expanding thousands of boilerplate postings
+        for every record.
+        """
         if self._pending:
             self._merge_pending()
         # The shift leaves the top bit clear, so the view as int64 is the same number, uncopied.
         slot = (shingles >> self._shift).view(np.int64)
         starts = self._directory[slot]
         counts = self._directory[slot + 1] - starts
+        skipped = 0
+        if max_run is not None:
+            common = counts > max_run
+            skipped = int(np.count_nonzero(common))
+            counts[common] = 0
         hit = np.flatnonzero(counts)
         if not len(hit):
-            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32
+            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, skipped
         counts = counts[hit].astype(np.int64)
         entries = _expand(starts[hit].astype(np.int64), counts)
         queries = np.repeat(hit.astype(np.uint32), counts)
         equal = self._hashes[entries] == shingles[queries]
         entries = entries[equal]
-        return queries[equal], self._artifacts[entries], self._positions[entries]
+        return queries[equal], self._artifacts[entries], self._positions[entries], skipped
 
     def __len__(self) -> int:
         return len(self._hashes) + sum(len(shingles) for _, shingles in self._pending)

@@ -135,26 +135,37 @@ class DerivedFilter:
         """The verdict for a record given as its shingles (under this filter's params)."""
         if not len(shingles) or not self.artifacts:
             return Verdict(derived=False, matches=[], n_tokens=n_tokens)
-        record_pos, artifact_no, artifact_pos = self._index.lookup(shingles)
-        if not len(record_pos):
+        # Candidates first, by the shingles that are not boilerplate; only a record that has
+        # candidates pays for all of its postings.
+        _, artifact_no, _, _ = self._index.lookup(shingles, max_run=self._max_run())
+        candidates = self._candidates(artifact_no, n_tokens)
+        if not candidates:
             return Verdict(derived=False, matches=[], n_tokens=n_tokens)
-
-        matches = [
-            self._measure(number, record_pos[rows], artifact_pos[rows], n_tokens)
-            for number, rows in self._candidates(artifact_no, n_tokens)
-        ]
-        matches = [match for match in matches if match is not None]
+        record_pos, artifact_no, artifact_pos, _ = self._index.lookup(shingles)
+        matches = []
+        for number in candidates:
+            rows = np.flatnonzero(artifact_no == number)
+            match = self._measure(number, record_pos[rows], artifact_pos[rows], n_tokens)
+            if match is not None:
+                matches.append(match)
         if not matches:
             return Verdict(derived=False, matches=[], n_tokens=n_tokens)
         return self._decide(matches, n_tokens)
 
-    def _candidates(self, artifact_no: np.ndarray, n_tokens: int):
-        """(artifact number, rows of its anchors) for artifacts that could make a Match count.
+    def _max_run(self) -> int:
+        """Postings beyond which a shingle is boilerplate for choosing candidates."""
+        return max(64, len(self.artifacts) // 100)
 
-        Both bounds are exact, not guesses: a match holds no more shared shingles than the
-        anchors found, so one with fewer anchors than its kind's min_shared never exceeds; and
-        a passage of n anchors spans at most n * MAX_GAP tokens in either text, so one with
-        fewer anchors than that cannot reach min_overlap of the smaller text.
+    def _candidates(self, artifact_no: np.ndarray, n_tokens: int) -> list[int]:
+        """The artifacts that could make a Match count, judged by their distinctive anchors.
+
+        Boilerplate (a shingle in more than max(64, 1%) of the artifacts) does not make an
+        artifact a candidate: the anchors that do are those it shares with few others. Among
+        those, the bounds are exact: a match holds no more shared shingles than its anchors,
+        so one with fewer than its kind's min_shared never exceeds; and a passage of n
+        anchors spans at most n * MAX_GAP tokens in either text, so one with fewer than that
+        cannot reach min_overlap of the smaller text. Once a candidate, every anchor counts,
+        boilerplate included.
         """
         tokens, min_shared = self._candidate_arrays
         if len(tokens) != len(self.artifacts):
@@ -162,21 +173,18 @@ class DerivedFilter:
             min_shared = np.array(self._artifact_min_shared, dtype=np.int64)
             self._candidate_arrays = (tokens, min_shared)
         if len(artifact_no) < MIN_ANCHORS:
-            return
+            return []
         if len(artifact_no) * 8 >= len(tokens):
-            # Many postings (boilerplate shared by many artifacts): count them per artifact in
-            # one pass over an array as long as the artifacts, which beats sorting the postings.
+            # Many postings: count them per artifact in one pass over an array as long as the
+            # artifacts, which beats sorting the postings.
             counts = np.bincount(artifact_no, minlength=len(tokens))
-            numbers = np.flatnonzero(counts >= min_shared)
+            numbers = np.flatnonzero(counts)
             counts = counts[numbers]
         else:
             numbers, counts = np.unique(artifact_no, return_counts=True)
-            enough = counts >= min_shared[numbers]
-            numbers, counts = numbers[enough], counts[enough]
         smaller = np.minimum(tokens[numbers], n_tokens)
-        numbers = numbers[counts * MAX_GAP >= self.min_overlap * smaller]
-        for number in numbers.tolist():
-            yield number, np.flatnonzero(artifact_no == number)
+        keep = (counts >= min_shared[numbers]) & (counts * MAX_GAP >= self.min_overlap * smaller)
+        return numbers[keep].tolist()
 
     def _measure(self, number, record_pos, artifact_pos, n_tokens) -> Match | None:
         artifact = self.artifacts[number]

@@ -35,7 +35,7 @@ def match_passages(
     record_tokens = tokenise(record_text)
     index = ShingleIndex()
     index.add(0, artifact.shingles)
-    record_pos, _, artifact_pos = index.lookup(shingle_hashes(record_tokens.words, params.k))
+    record_pos, _, artifact_pos, _ = index.lookup(shingle_hashes(record_tokens.words, params.k))
     alignments = align(record_pos, artifact_pos, params.k)
 
     artifact_tokens = tokenise(artifact.text) if artifact.has_text else None
