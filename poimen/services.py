@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
+from poimen.bulk import insert_all
 from poimen.checking import BatchChecker, Checked, summarise
 from poimen.filtering import (
     DbFilter,
@@ -377,10 +378,10 @@ def _write_batch(
             exclusions.append((record, verdict))
 
     with transaction.atomic():
-        Record.objects.bulk_create(records)
+        insert_all(records)
         for match in matches:
             match.record_id = match.record.pk
-        Match.objects.bulk_create(matches)
+        insert_all(matches)
         events = []
         for record, verdict in exclusions:
             artifact_id, data = _exclusion_snapshot(record, verdict, db_filter)
@@ -395,7 +396,7 @@ def _write_batch(
                     data=data,
                 )
             )
-        Event.objects.bulk_create(events)
+        insert_all(events)
     result.new += len(records)
     for _, verdict in exclusions:
         result.excluded[verdict.decided_kind] += 1

@@ -161,3 +161,24 @@ def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
     assert user.has_perm("poimen.review_record") and user.has_perm("poimen.tune_threshold")
     again, _ = run("demo", "--no-serve")
     assert "new 0, already ingested 21" in again
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_ingest_draws_progress_on_a_terminal(copies):
+    out = Terminal()
+    call_command("ingest", str(copies), "--batch-size", "1", stdout=out)
+    assert "\r  read 1  new 1" in out.getvalue()
+    assert "records/s" in out.getvalue()
+
+
+def test_refilter_after_an_unfiltered_ingest_makes_verify_pass(copies):
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+    run("ingest", str(copies), "--no-derived-filter")
+    assert exit_code("verify_derived") == 1
+    out, _ = run("refilter")
+    assert out.startswith("checked 2: 1 newly excluded")
+    assert exit_code("verify_derived") == 0

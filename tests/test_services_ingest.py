@@ -141,16 +141,19 @@ def test_records_span_several_batches(skills, tmp_path):
 def test_a_batch_that_fails_to_write_leaves_nothing_of_itself(skills, tmp_path, monkeypatch):
     rows = [{"id": f"r{i}", "text": demo_skill("incident-review") + f"\n{i}"} for i in range(4)]
     path = write_records(tmp_path / "copies.jsonl", rows)
-    original = Event.objects.bulk_create
+    from poimen import services
+
+    original = services.insert_all
     calls = []
 
-    def fail_on_second_batch(objs, *args, **kwargs):
-        calls.append(len(objs))
-        if len(calls) == 2:
-            raise RuntimeError("disk full")
-        return original(objs, *args, **kwargs)
+    def fail_on_second_batch_of_events(objs):
+        if objs and isinstance(objs[0], Event):
+            calls.append(len(objs))
+            if len(calls) == 2:
+                raise RuntimeError("disk full")
+        return original(objs)
 
-    monkeypatch.setattr(Event.objects, "bulk_create", fail_on_second_batch)
+    monkeypatch.setattr(services, "insert_all", fail_on_second_batch_of_events)
     with pytest.raises(RuntimeError):
         records_ingest(paths=[path], batch_size=2)
     assert sorted(statuses()) == ["r0", "r1"]

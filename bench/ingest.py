@@ -1,0 +1,260 @@
+"""Ingest benchmark: `ingest` into PostgreSQL beside the matcher alone, on the same records.
+
+    python -m bench.ingest                      # 100,000 records of ~1 KB, 1,000 artifacts
+    python -m bench.ingest --records 10000      # a quicker look
+
+In one run, each phase in a fresh process (so that its peak memory is its own):
+- the matcher alone: a DerivedFilter over the artifacts, every record of the file read, parsed
+  and checked, nothing stored;
+- ingest: `records_ingest` of the same file into a freshly migrated PostgreSQL database that
+  holds the same artifacts: reading, checking, and writing records, matches and events batch
+  by batch, each batch in one transaction;
+- ingest of the first quarter of the file, so that peak memory can be compared across sizes.
+
+Records are seeded synthetic assistant turns (bench.matcher's Writer: a Zipf-like vocabulary
+and stock phrases, so that unrelated texts hit the index by chance), 2% of them planted copies
+of artifacts in the ways models quote (verbatim, quoted, behind a gutter, re-wrapped, ...).
+Targets: ingest at least 0.5x the matcher alone, at least 3,000 records/s, memory flat in the
+number of records.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/poimen_bench"
+PLANTED_SHARE = 0.02
+
+
+# -- the corpus -------------------------------------------------------------------------------
+
+
+def write_corpus(folder: Path, *, n_records: int, n_artifacts: int, seed: int) -> dict:
+    """Artifacts as .md files under folder/artifacts/skill, records as folder/records.jsonl
+    (and its first quarter as records-quarter.jsonl). Streams: memory does not grow with n."""
+    from bench.matcher import PLANTINGS, Writer
+
+    writer = Writer(seed)
+    # Records from a writer of their own: a Writer recycles its word draws after a few million
+    # words, and records drawn from the artifacts' draws would turn into copies of them.
+    records_writer = Writer(seed + 1)
+    skills = folder / "artifacts" / "skill"
+    skills.mkdir(parents=True)
+    artifacts = []
+    for number in range(n_artifacts):
+        text = writer.skill(number)
+        (skills / f"skill-{number:05d}.md").write_text(text, encoding="utf-8")
+        artifacts.append(text)
+    plantings = list(PLANTINGS)
+    quarter = n_records // 4
+    planted = total_bytes = 0
+    with (
+        open(folder / "records.jsonl", "w", encoding="utf-8") as full,
+        open(folder / "records-quarter.jsonl", "w", encoding="utf-8") as part,
+    ):
+        for number in range(n_records):
+            if records_writer.rng.random() < PLANTED_SHARE:
+                how = plantings[number % len(plantings)]
+                original = artifacts[records_writer.rng.randrange(min(50, n_artifacts))]
+                text = PLANTINGS[how](original, records_writer)
+                planted += 1
+            else:
+                text = records_writer.assistant_turn()
+            line = json.dumps({"id": f"bench-{number:07d}", "text": text}) + "\n"
+            total_bytes += len(text.encode("utf-8"))
+            full.write(line)
+            if number < quarter:
+                part.write(line)
+    return {"records": n_records, "planted": planted, "mean_bytes": total_bytes / n_records}
+
+
+# -- the phases, each run in a process of its own ---------------------------------------------
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process (VmHWM: unlike ru_maxrss, not inherited from the
+    process that started it). Forked workers share the index copy-on-write; not counted."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc: an upper bound
+
+
+def phase_matcher(folder: Path, records_file: Path) -> dict:
+    from filter import ArtifactRecord, DerivedFilter
+
+    derived_filter = DerivedFilter(min_overlap=0.2)
+    for path in sorted((folder / "artifacts" / "skill").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        derived_filter.add(ArtifactRecord.from_text(kind="skill", name=path.stem, text=text))
+    derived_filter.check("warm the index before the clock starts")
+    baseline = peak_rss_mb()
+    n = derived = 0
+    started = time.perf_counter()
+    with open(records_file, "rb") as stream:
+        for line in stream:
+            derived += derived_filter.check(json.loads(line)["text"]).derived
+            n += 1
+    seconds = time.perf_counter() - started
+    return {"records": n, "seconds": seconds, "derived": derived, "baseline_mb": baseline}
+
+
+def phase_ingest(folder: Path, records_file: Path, batch_size: int, workers: int) -> dict:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from poimen.services import artifacts_import, records_ingest
+
+    call_command("migrate", verbosity=0)
+    imported = artifacts_import(path=folder / "artifacts", manifest=folder / "manifest.jsonl")
+    assert imported.registered and not imported.problems, imported.problems
+    baseline = peak_rss_mb()
+    started = time.perf_counter()
+    result = records_ingest(paths=[records_file], batch_size=batch_size, workers=workers)
+    seconds = time.perf_counter() - started
+    assert result.errors == 0 and result.new == result.read, result.as_counts()
+    return {
+        "records": result.new,
+        "seconds": seconds,
+        "derived": sum(result.excluded.values()),
+        "baseline_mb": baseline,
+    }
+
+
+def run_phase(
+    name: str, folder: Path, records_file: Path, *, database_url: str, batch_size: int, workers=0
+):
+    if name == "ingest":
+        recreate_database(database_url)
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "POIMEN_MANIFEST": str(folder / "manifest.jsonl"),
+    }
+    command = [sys.executable, "-m", "bench.ingest", "--phase", name, "--folder", str(folder)]
+    command += ["--records-file", str(records_file), "--batch-size", str(batch_size)]
+    command += ["--workers", str(workers)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"phase {name} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def recreate_database(url: str) -> None:
+    """A fresh database for each ingest phase, so every record is new."""
+    import psycopg
+
+    from poimen.database_url import parse_database_url
+
+    settings = parse_database_url(url, default_sqlite=Path("unused"))
+    name = settings["NAME"]
+    admin = psycopg.connect(
+        host=settings["HOST"] or "127.0.0.1",
+        port=settings["PORT"] or 5432,
+        user=settings["USER"] or "postgres",
+        password=settings["PASSWORD"] or None,
+        dbname="postgres",
+        autocommit=True,
+    )
+    with admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -> None:
+    print(
+        f"\n{corpus['records']:,} records (mean {corpus['mean_bytes']:,.0f} bytes, "
+        f"{corpus['planted']:,} planted copies), {n_artifacts:,} artifacts, PostgreSQL\n"
+    )
+    print(f"{'phase':<28}{'records':>10}{'seconds':>10}{'records/s':>12}{'peak RSS MB':>14}")
+    for name, row in rows:
+        rate = row["records"] / row["seconds"]
+        print(
+            f"{name:<28}{row['records']:>10,}{row['seconds']:>10.1f}{rate:>12,.0f}"
+            f"{row['peak_mb']:>14,.0f}"
+        )
+    matcher, serial, ingest, quarter = (row for _, row in rows)
+    matcher_rate = matcher["records"] / matcher["seconds"]
+    print()
+    for label, row in (("in process", serial), ("with workers", ingest)):
+        rate = row["records"] / row["seconds"]
+        print(
+            f"ingest {label:<13} {rate / matcher_rate:5.2f}x the matcher alone (target >= 0.5x), "
+            f"{rate:,.0f} records/s (target >= 3,000)"
+        )
+    growth = ingest["peak_mb"] - quarter["peak_mb"]
+    print(
+        f"peak memory at 4x the records: {growth:+.1f} MB ({quarter['peak_mb']:,.0f} -> "
+        f"{ingest['peak_mb']:,.0f} MB; target: flat)"
+    )
+    print(f"excluded by ingest: {ingest['derived']:,} (matcher alone: {matcher['derived']:,})")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--artifacts", type=int, default=1_000)
+    parser.add_argument("--batch-size", type=int, default=1_000)
+    parser.add_argument("--workers", type=int, default=2, help="ingest check processes")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL),
+        help=f"a PostgreSQL database the bench drops and creates (default {DEFAULT_DATABASE_URL})",
+    )
+    parser.add_argument("--phase", choices=["matcher", "ingest"], help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--records-file", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.phase:
+        if args.phase == "matcher":
+            row = phase_matcher(args.folder, args.records_file)
+        else:
+            row = phase_ingest(args.folder, args.records_file, args.batch_size, args.workers)
+        row["peak_mb"] = peak_rss_mb()
+        print(json.dumps(row))
+        return
+
+    with tempfile.TemporaryDirectory(prefix="poimen-bench-") as tmp:
+        folder = Path(tmp)
+        print(f"writing {args.records:,} records and {args.artifacts:,} artifacts ...", flush=True)
+        corpus = write_corpus(
+            folder, n_records=args.records, n_artifacts=args.artifacts, seed=args.seed
+        )
+        full, quarter = folder / "records.jsonl", folder / "records-quarter.jsonl"
+        rows = []
+        for label, phase, records_file, workers in [
+            ("matcher alone", "matcher", full, 0),
+            ("ingest, in process", "ingest", full, 0),
+            (f"ingest, {args.workers} workers", "ingest", full, args.workers),
+            (f"ingest, {args.workers} workers, 1/4", "ingest", quarter, args.workers),
+        ]:
+            print(f"running: {label} ...", flush=True)
+            row = run_phase(
+                phase,
+                folder,
+                records_file,
+                database_url=args.database_url,
+                batch_size=args.batch_size,
+                workers=workers,
+            )
+            rows.append((label, row))
+        print_report(corpus, args.artifacts, rows)
+
+
+if __name__ == "__main__":
+    main()
