@@ -30,7 +30,7 @@ import numpy as np
 import xxhash
 from datasketch import MinHash, MinHashLSH
 
-from filter import ArtifactRecord, DerivedFilter
+from filter import ArtifactRecord, DerivedFilter, shingle_text
 from tests.texts import reformat  # the same re-renderings the acceptance tests use
 
 K = 5
@@ -368,6 +368,8 @@ def run(*, quick: bool, seed: int) -> list[Row]:
     for label, floor in [
         ("floor: NFKC+casefold, regex, xxh3 of each joined 5-shingle", floor_joined_shingles),
         ("floor: NFKC+casefold, regex, xxh3 per token, numpy 5-mix", floor_token_hashes),
+        # The same work with the normaliser a correct filter needs (markup dropped in place).
+        ("floor: poimen's own shingling alone (filter.shingle_text)", shingle_text),
     ]:
         seconds, _ = timed(floor, corpus.records, repeats)
         rows.append(Row(label, mb_per_second=megabytes / seconds))
@@ -466,7 +468,7 @@ def print_report(rows: list[Row], corpus: Corpus, sizes, seed: int, sharing) -> 
             + (f"   {row.note}" if row.note else "")
         )
 
-    floor = max(row.mb_per_second for row in rows if row.label.startswith("floor"))
+    floors = [row for row in rows if row.label.startswith("floor")]
     ours = {row.artifacts: row for row in rows if row.label.startswith("poimen")}
     documented = {row.artifacts: row for row in rows if "as documented" in row.label}
     tuned = {row.artifacts: row for row in rows if "tuned" in row.label}
@@ -478,10 +480,12 @@ def print_report(rows: list[Row], corpus: Corpus, sizes, seed: int, sharing) -> 
         met = value <= target if at_most else value >= target
         sign = "<=" if at_most else ">="
         verdict = "ok" if met else "MISSED"
-        print(f"  {name:58} {value:6.2f}{unit}  (target {sign} {target}{unit})  {verdict}")
+        print(f"  {name[:78]:78} {value:6.2f}{unit}  (target {sign} {target}{unit})  {verdict}")
 
     print("\nTargets (worst case over the artifact counts)")
-    ratio("throughput / floor", min(ours[s].mb_per_second for s in sizes) / floor, 0.6)
+    slowest = min(ours[s].mb_per_second for s in sizes)
+    for floor in floors:
+        ratio("throughput / " + floor.label, slowest / floor.mb_per_second, 0.6)
     ratio(
         "throughput / MinHashLSH as documented",
         min(ours[s].mb_per_second / documented[s].mb_per_second for s in sizes),
