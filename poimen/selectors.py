@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import numpy as np
 from django.conf import settings
@@ -38,6 +38,10 @@ VERDICTS = [
     Review.Verdict.FALSE_POSITIVE,
     Review.Verdict.FALSE_NEGATIVE,
 ]
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
 
 
 def report_floor() -> float:
@@ -212,7 +216,8 @@ def list_row(record_id: int) -> Record:
 
 def _cursor_for(record: Record, sort: str) -> str:
     if sort == "time":
-        return f"t{record.created_at.isoformat()}_{record.pk}"
+        # Microseconds since the epoch: exact, and nothing in it that a URL would mangle.
+        return f"t{(record.created_at - EPOCH) // MICROSECOND}_{record.pk}"
     return f"o{record.best_overlap!r}_{record.pk}"
 
 
@@ -225,7 +230,7 @@ def _after_cursor(queryset: QuerySet, cursor: str, sort: str) -> QuerySet:
         head, _, raw_id = cursor[1:].rpartition("_")
         record_id = int(raw_id)
         if cursor[0] == "t" and sort == "time":
-            value = datetime.fromisoformat(head)
+            value = EPOCH + int(head) * MICROSECOND
             key = "created_at"
         elif cursor[0] == "o" and sort != "time":
             value = float(head)
@@ -259,7 +264,8 @@ def capped_count(queryset: QuerySet, cap: int = COUNT_CAP) -> tuple[int, bool]:
     return min(count, cap), count > cap
 
 
-def page_of(queryset: QuerySet, *, sort: str, cursor: str = "", size: int = PAGE_SIZE) -> Page:
+def page_of(queryset: QuerySet, *, sort: str, cursor: str = "", size: int | None = None) -> Page:
+    size = size or PAGE_SIZE
     count, capped = capped_count(queryset)
     rows = queryset
     if cursor:
@@ -556,7 +562,8 @@ def audit_list(*, filters: AuditFilters) -> QuerySet:
     return events.order_by("-id")
 
 
-def audit_page(queryset: QuerySet, *, cursor: str = "", size: int = PAGE_SIZE) -> Page:
+def audit_page(queryset: QuerySet, *, cursor: str = "", size: int | None = None) -> Page:
+    size = size or PAGE_SIZE
     count, capped = capped_count(queryset)
     rows = queryset
     try:

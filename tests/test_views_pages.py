@@ -1,0 +1,343 @@
+"""Every page of the review desk as a full page and as the htmx fragment it serves; login,
+escaping, the CSP header and query-count bounds on the lists."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from poimen import selectors
+from poimen.middleware import CONTENT_SECURITY_POLICY
+from poimen.models import Artifact, Record
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def htmx_target(target: str) -> dict:
+    return {**HTMX, "HTTP_HX_TARGET": target}
+
+
+@pytest.fixture
+def logged_in(client, reviewer):
+    client.force_login(reviewer)
+    return client
+
+
+def page_urls(desk_data) -> list[str]:
+    record = desk_data["verbatim"]
+    artifact = record.best_artifact
+    return [
+        reverse("overview"),
+        reverse("exclusions"),
+        reverse("near_misses"),
+        reverse("record", args=[record.pk]),
+        reverse("artifacts"),
+        reverse("artifact", args=[artifact.pk]),
+        reverse("runs"),
+        reverse("audit"),
+        reverse("export"),
+        reverse("exclusions_bulk"),
+    ]
+
+
+@pytest.mark.django_db
+def test_every_page_needs_a_login(client, desk_data):
+    for url in page_urls(desk_data) + [reverse("tuning"), reverse("tuning_kind", args=["skill"])]:
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(reverse("login")), url
+
+
+@pytest.mark.django_db
+def test_login_page_is_open_and_logs_in(client, reviewer):
+    assert client.get(reverse("login")).status_code == 200
+    response = client.post(
+        reverse("login"), {"username": "rita", "password": "rita-reviews-things"}
+    )
+    assert response.status_code == 302
+    assert client.get(reverse("overview")).status_code == 200
+
+
+def test_login_with_a_wrong_password_says_so(client, reviewer):
+    response = client.post(reverse("login"), {"username": "rita", "password": "nope"})
+    assert response.status_code == 200
+    assert b"do not match" in response.content
+
+
+def test_logout_is_a_post(logged_in):
+    assert logged_in.post(reverse("logout")).status_code == 302
+    assert logged_in.get(reverse("overview")).status_code == 302
+
+
+def test_every_page_renders_in_full_with_the_layout(logged_in, desk_data):
+    for url in page_urls(desk_data):
+        response = logged_in.get(url)
+        assert response.status_code == 200, url
+        assert b"<!doctype html>" in response.content, url
+        assert b'hx-headers=\'{"x-csrftoken": ' in response.content, url
+        assert b"/static/django_htmx/htmx-2.min.js" in response.content, url
+
+
+def test_every_page_renders_as_an_htmx_fragment_without_the_layout(logged_in, desk_data):
+    for url in page_urls(desk_data):
+        response = logged_in.get(url, **HTMX)
+        assert response.status_code == 200, url
+        assert b"<!doctype html>" not in response.content, url
+        assert b"<body" not in response.content, url
+        assert response.content.strip(), url
+
+
+def test_a_history_restore_gets_the_whole_page(logged_in, desk_data):
+    response = logged_in.get(
+        reverse("exclusions"), HTTP_HX_HISTORY_RESTORE_REQUEST="true", **htmx_target("results")
+    )
+    assert b"<!doctype html>" in response.content
+
+
+def test_every_response_carries_the_csp_and_varies_on_hx_request(logged_in, desk_data):
+    for url in page_urls(desk_data):
+        response = logged_in.get(url)
+        assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert "script-src 'self'" in CONTENT_SECURITY_POLICY
+        assert "unsafe-inline" not in CONTENT_SECURITY_POLICY
+        assert "HX-Request" in response["Vary"]
+
+
+def test_no_page_has_inline_script_or_style(logged_in, desk_data):
+    for url in page_urls(desk_data):
+        html = logged_in.get(url).content.decode()
+        assert "<script>" not in html.replace("&lt;script&gt;", ""), url
+        assert " style=" not in html, url
+        assert "<style" not in html, url
+        assert " onclick=" not in html and " hx-on" not in html, url
+
+
+def test_record_text_is_escaped_everywhere(logged_in, desk_data):
+    record = desk_data["script"]
+    urls = [
+        reverse("exclusions"),
+        reverse("exclusions") + "?q=owned",
+        reverse("record", args=[record.pk]),
+        reverse("artifact", args=[record.best_artifact_id]),
+    ]
+    for url in urls:
+        html = logged_in.get(url).content.decode()
+        assert "<script>alert" not in html, url
+        assert "&lt;script&gt;alert(&#x27;" in html, url
+
+
+def test_exclusions_list_shows_exclusions_not_evidence(logged_in, desk_data):
+    html = logged_in.get(reverse("exclusions")).content.decode()
+    assert f"#{desk_data['verbatim'].pk}<" in html
+    assert f"#{desk_data['near'].pk}<" not in html
+    assert f"#{desk_data['unrelated'].pk}<" not in html
+
+
+def test_exclusions_results_fragment_is_just_the_results(logged_in, desk_data):
+    response = logged_in.get(reverse("exclusions") + "?kind=skill", **htmx_target("results"))
+    html = response.content.decode()
+    assert 'class="filters"' not in html
+    assert "<table>" in html
+    assert f"#{desk_data['verbatim'].pk}<" in html
+
+
+def test_exclusions_filter_by_kind_artifact_band_verdict_source_run_date(
+    logged_in, desk_data, make_artifact
+):
+    make_artifact(kind="reference", name="lock-timeout", text="SET lock_timeout = '5s'; " * 20)
+    verbatim = desk_data["verbatim"]
+    script = desk_data["script"]
+
+    def shown(query: str) -> set[int]:
+        html = logged_in.get(reverse("exclusions") + query, **htmx_target("results")).content
+        return {r.pk for r in (verbatim, script) if f"#{r.pk}<".encode() in html}
+
+    assert shown("?kind=skill") == {verbatim.pk, script.pk}
+    assert shown("?kind=reference") == set()
+    assert shown(f"?artifact={verbatim.best_artifact_id}") == {verbatim.pk}
+    assert shown("?overlap_min=0.95&overlap_max=1") == {verbatim.pk, script.pk}
+    assert shown("?overlap_max=0.5") == set()
+    assert shown("?verdict=unreviewed") == {verbatim.pk, script.pk}
+    assert shown("?verdict=confirmed") == set()
+    assert shown("?source=desk-tests") == {verbatim.pk, script.pk}
+    assert shown("?source=elsewhere") == set()
+    assert shown(f"?run={verbatim.run_id}") == {verbatim.pk, script.pk}
+    today = verbatim.created_at.date().isoformat()
+    assert shown(f"?date_from={today}&date_to={today}") == {verbatim.pk, script.pk}
+    assert shown("?date_to=2000-01-01") == set()
+    assert shown("?q=ALERT(") == {script.pk}
+
+
+def test_a_filter_that_does_not_parse_is_ignored_not_fatal(logged_in, desk_data):
+    response = logged_in.get(reverse("exclusions") + "?overlap_min=lots&run=abc&after=zzz")
+    assert response.status_code == 200
+    assert b"not understood" in response.content
+
+
+def test_search_marks_the_hit_in_the_snippet(logged_in, desk_data):
+    html = logged_in.get(reverse("exclusions") + "?q=owned").content.decode()
+    assert "<mark>owned</mark>" in html
+
+
+def test_keyset_paging_walks_the_whole_list_without_repeats(logged_in, desk_data, monkeypatch):
+    monkeypatch.setattr(selectors, "PAGE_SIZE", 1)
+    for sort in ("overlap", "time"):
+        seen = []
+        url = reverse("exclusions") + f"?sort={sort}"
+        for _ in range(10):
+            if not url:
+                break
+            response = logged_in.get(url)
+            page = response.context["page"]
+            seen += [r.pk for r in page.items]
+            url = (
+                reverse("exclusions") + f"?sort={sort}&after={page.next_cursor}"
+                if page.next_cursor
+                else None
+            )
+        assert sorted(seen) == sorted([desk_data["verbatim"].pk, desk_data["script"].pk])
+        assert len(seen) == len(set(seen))
+
+
+def test_count_says_more_than_when_it_stops_counting(logged_in, desk_data, monkeypatch):
+    monkeypatch.setattr(selectors, "COUNT_CAP", 1)
+    count, capped = selectors.capped_count(Record.objects.all(), cap=1)
+    assert (count, capped) == (1, True)
+    html = logged_in.get(reverse("exclusions")).content.decode()
+    assert "More than 1" in html or "2 records" in html
+
+
+def test_near_misses_show_evidence_between_floor_and_threshold(logged_in, desk_data):
+    html = logged_in.get(reverse("near_misses")).content.decode()
+    assert f"#{desk_data['near'].pk}<" in html
+    assert f"#{desk_data['verbatim'].pk}<" not in html
+    assert f"#{desk_data['unrelated'].pk}<" not in html
+
+
+def test_record_page_pairs_passages_on_both_sides(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
+    assert 'data-pane="record"' in html and 'data-pane="artifact"' in html
+    assert 'id="record-p1"' in html and 'id="artifact-p1"' in html
+    assert 'class="hl hl-1' in html
+    assert "Threshold when decided" in html and "Shared shingles" in html
+
+
+def test_record_page_shows_numbers_history_and_other_matches(logged_in, desk_data):
+    record = desk_data["near"]
+    response = logged_in.get(reverse("record", args=[record.pk]))
+    html = response.content.decode()
+    assert "postgres-migrations" in html
+    assert "Artifacts it matched" in html
+    assert "History" in html
+    matches = response.context["matches"]
+    other = logged_in.get(
+        reverse("record", args=[record.pk]) + f"?match={matches[0].pk}",
+        **htmx_target("comparison"),
+    )
+    assert b'data-pane="record"' in other.content
+    assert b"Artifacts it matched" not in other.content
+
+
+def test_record_whose_artifact_has_no_text_shows_its_highlights_alone(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    Artifact.objects.filter(pk=record.best_artifact_id).update(text="")
+    html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
+    assert 'data-pane="record"' in html
+    assert 'data-pane="artifact"' not in html
+    assert 'id="record-p1"' in html
+    assert "shown alone" in html
+
+
+def test_boilerplate_passages_are_greyed(logged_in, desk_data, make_artifact, monkeypatch):
+    monkeypatch.setattr(selectors, "BOILERPLATE_MIN_ARTIFACTS", 1)
+    record = desk_data["verbatim"]
+    html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
+    assert "boilerplate" in html
+    assert 'class="hl hl-1 boilerplate"' in html
+
+
+def test_record_opened_from_a_list_links_to_its_neighbours(logged_in, desk_data):
+    first, second = sorted([desk_data["verbatim"], desk_data["script"]], key=lambda r: -r.pk)
+    url = reverse("record", args=[first.pk]) + "?list=exclusions&sort=overlap"
+    response = logged_in.get(url)
+    assert response.context["next_id"] == second.pk
+    assert b'data-shortcut="next"' in response.content
+
+
+def test_missing_record_is_404(logged_in, db):
+    assert logged_in.get(reverse("record", args=[999999])).status_code == 404
+
+
+def test_overview_counts_per_kind_and_warns_about_unfiltered_runs(logged_in, desk_data):
+    from poimen.models import IngestRun
+
+    html = logged_in.get(reverse("overview")).content.decode()
+    assert "skill" in html and "alarm" not in html
+    IngestRun.objects.create(source="raw-dump", filtered=False)
+    html = logged_in.get(reverse("overview")).content.decode()
+    assert 'class="alarm"' in html and "raw-dump" in html
+    counts = logged_in.get(reverse("overview"), **htmx_target("counts")).content.decode()
+    assert "Review progress" in counts and "Recent ingest runs" not in counts
+
+
+def test_artifacts_list_counts_exclusions_per_artifact(logged_in, desk_data):
+    response = logged_in.get(reverse("artifacts") + "?kind=skill")
+    rows = {artifact.name: excluded for artifact, excluded in response.context["rows"]}
+    assert rows == {"incident-review": 1, "postgres-migrations": 0, "release-notes": 1}
+
+
+def test_artifact_detail_shows_text_and_matches(logged_in, desk_data):
+    artifact = desk_data["verbatim"].best_artifact
+    html = logged_in.get(reverse("artifact", args=[artifact.pk])).content.decode()
+    assert "Records that match it" in html
+    assert f"#{desk_data['verbatim'].pk}<" in html
+
+
+def test_audit_log_filters_by_type_kind_actor_and_date(logged_in, desk_data, reviewer):
+    from poimen.services import review_record
+
+    review_record(record=desk_data["verbatim"], verdict="confirmed", actor=reviewer)
+    url = reverse("audit")
+    everything = logged_in.get(url).context["page"].items
+    assert {e.type for e in everything} >= {"derived_excluded", "review_confirmed"}
+    by_type = logged_in.get(url + "?type=review_confirmed")
+    assert {e.type for e in by_type.context["page"].items} == {"review_confirmed"}
+    by_actor = logged_in.get(url + "?actor=rita").context["page"].items
+    assert by_actor and all(e.actor_id == reviewer.pk for e in by_actor)
+    by_kind = logged_in.get(url + "?kind=skill").context["page"].items
+    assert by_kind and all(e.kind == "skill" for e in by_kind)
+    assert logged_in.get(url + "?date_to=2000-01-01").context["page"].items == []
+
+
+def test_export_shows_the_count_then_downloads_csv_and_jsonl(logged_in, desk_data):
+    page = logged_in.get(reverse("export") + "?list=exclusions&kind=skill")
+    assert page.context["count"] == 2
+    assert b"2 records" in page.content
+    csv_file = logged_in.get(reverse("export") + "?list=exclusions&kind=skill&download=1")
+    assert csv_file["Content-Type"].startswith("text/csv")
+    lines = b"".join(csv_file.streaming_content).decode().strip().splitlines()
+    assert lines[0].startswith("id,external_id,source,status")
+    assert len(lines) == 3
+    jsonl = logged_in.get(reverse("export") + "?list=near_misses&format=jsonl&download=1")
+    rows = [json.loads(line) for line in b"".join(jsonl.streaming_content).splitlines()]
+    assert [row["external_id"] for row in rows] == ["near"]
+
+
+@pytest.mark.parametrize("name", ["exclusions", "near_misses", "audit", "artifacts"])
+def test_list_pages_run_a_bounded_number_of_queries(
+    logged_in, desk_data, django_assert_max_num_queries, make_record, name
+):
+    for number in range(30):
+        make_record(
+            text=f"copy {number}",
+            status="excluded",
+            derived=True,
+            best_overlap=0.9,
+            best_artifact=desk_data["verbatim"].best_artifact,
+        )
+    logged_in.get(reverse(name))  # sessions, caches and content types warm
+    with django_assert_max_num_queries(14):
+        logged_in.get(reverse(name))
+    with django_assert_max_num_queries(10):
+        logged_in.get(reverse(name), **htmx_target("results"))
