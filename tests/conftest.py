@@ -50,3 +50,72 @@ def make_record(db):
         )
 
     return make
+
+
+# --- the review desk: users and a small realistic data set -----------------------------------
+
+UNRELATED = (
+    "The nightly backup job failed because the disk on the replica filled up with WAL files. "
+    "I raised the retention alert threshold, cleaned the archive directory and asked the "
+    "platform team whether the replica can get a bigger volume before the quarter closes. "
+    "Next week we will rehearse a restore from the offsite copy to check the runbook still "
+    "works end to end, including the part where the credentials are fetched from the vault."
+)
+
+
+@pytest.fixture
+def reviewer(db):
+    """A member of the reviewers group: may judge, may not tune thresholds."""
+    from django.contrib.auth.models import Group, Permission, User
+
+    group, _ = Group.objects.get_or_create(name="reviewers")
+    group.permissions.add(
+        Permission.objects.get(content_type__app_label="poimen", codename="review_record")
+    )
+    user = User.objects.create_user("rita", password="rita-reviews-things")
+    user.groups.add(group)
+    return user
+
+
+@pytest.fixture
+def tuner(reviewer):
+    """A reviewer who may also change a kind's threshold."""
+    from django.contrib.auth.models import Permission, User
+
+    user = User.objects.create_user("tom", password="tom-tunes-thresholds")
+    user.groups.add(*reviewer.groups.all())
+    user.user_permissions.add(
+        Permission.objects.get(content_type__app_label="poimen", codename="tune_threshold")
+    )
+    return user
+
+
+@pytest.fixture
+def desk_data(db, tmp_path, make_artifact):
+    """Three skills and records ingested through the real pipeline: a verbatim copy, a copy
+    behind a <script> line, a near miss (half a skill inside a longer turn), unrelated text.
+    Returns a dict of the records by role."""
+    import json
+
+    from poimen.models import Record
+    from poimen.services import records_ingest
+
+    make_artifact(name="release-notes")
+    make_artifact(name="incident-review")
+    migrations = demo_skill("postgres-migrations")
+    make_artifact(name="postgres-migrations", text=migrations)
+    half = migrations[: len(migrations) // 3]
+    lines = [
+        {"id": "verbatim", "role": "assistant", "text": demo_skill("release-notes")},
+        {
+            "id": "script",
+            "role": "assistant",
+            "text": "<script>alert('owned')</script>\n" + demo_skill("incident-review"),
+        },
+        {"id": "near", "role": "assistant", "text": f"{UNRELATED}\n\n{half}\n\n{UNRELATED}"},
+        {"id": "unrelated", "role": "user", "text": UNRELATED},
+    ]
+    path = tmp_path / "desk-records.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    records_ingest(paths=[path], source="desk-tests")
+    return {r.external_id: r for r in Record.objects.filter(source="desk-tests")}
