@@ -1,0 +1,205 @@
+"""Verdicts from the desk: each one and its undo, from a list row (htmx) and from the record
+view, bulk verdicts with their confirmation, and CSRF on every POST."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from poimen.models import Event, Record, Review
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def logged_in(client, reviewer):
+    client.force_login(reviewer)
+    return client
+
+
+def refreshed(record: Record) -> Record:
+    return Record.objects.select_related("review").get(pk=record.pk)
+
+
+def test_confirm_keeps_the_record_excluded_and_writes_an_event(logged_in, desk_data, reviewer):
+    record = desk_data["verbatim"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "confirmed", "note": "a verbatim copy"},
+    )
+    assert response.status_code == 302
+    record = refreshed(record)
+    assert record.status == "excluded"
+    assert record.review.verdict == "confirmed" and record.review.note == "a verbatim copy"
+    event = Event.objects.filter(record=record).order_by("-id").first()
+    assert event.type == "review_confirmed" and event.actor == reviewer
+    assert event.data["note"] == "a verbatim copy"
+
+
+def test_false_positive_releases_the_record_to_evidence(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    logged_in.post(reverse("record_review", args=[record.pk]), {"verdict": "false_positive"})
+    record = refreshed(record)
+    assert record.status == "evidence" and record.review.verdict == "false_positive"
+    assert Event.objects.filter(record=record, type="review_false_positive").exists()
+
+
+def test_false_negative_excludes_a_near_miss(logged_in, desk_data):
+    record = desk_data["near"]
+    logged_in.post(reverse("record_review", args=[record.pk]), {"verdict": "false_negative"})
+    record = refreshed(record)
+    assert record.status == "excluded" and record.review.verdict == "false_negative"
+    assert Event.objects.filter(record=record, type="review_false_negative").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "verdict", "status_after_undo"),
+    [
+        ("verbatim", "confirmed", "excluded"),
+        ("verbatim", "false_positive", "excluded"),
+        ("near", "false_negative", "evidence"),
+    ],
+)
+def test_undo_withdraws_each_verdict_and_writes_an_event(
+    logged_in, desk_data, name, verdict, status_after_undo
+):
+    record = desk_data[name]
+    logged_in.post(reverse("record_review", args=[record.pk]), {"verdict": verdict})
+    response = logged_in.post(reverse("record_undo", args=[record.pk]))
+    assert response.status_code == 302
+    record = refreshed(record)
+    assert record.review is None and record.status == status_after_undo
+    assert Event.objects.filter(record=record, type="review_undone").count() == 1
+    assert Review.objects.filter(record=record).count() == 1  # the withdrawn review is kept
+
+
+def test_undo_without_a_verdict_is_refused_with_a_message(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    response = logged_in.post(reverse("record_undo", args=[record.pk]), follow=True)
+    assert b"no review to undo" in response.content
+    htmx = logged_in.post(reverse("record_undo", args=[record.pk]), **HTMX)
+    assert htmx.status_code == 400
+
+
+def test_verdict_from_the_record_view_moves_on_to_next(logged_in, desk_data):
+    record, following = desk_data["verbatim"], desk_data["script"]
+    next_url = reverse("record", args=[following.pk]) + "?list=exclusions"
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]), {"verdict": "confirmed", "next": next_url}
+    )
+    assert response["Location"] == next_url
+
+
+def test_next_must_stay_on_this_site(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "confirmed", "next": "https://evil.example/"},
+    )
+    assert response["Location"] == reverse("record", args=[record.pk])
+
+
+def test_verdict_from_a_list_row_returns_the_row(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "false_positive", "row": "exclusions"},
+        **HTMX,
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.strip().startswith(f'<tr data-row id="row-{record.pk}"')
+    assert "false positive" in html and 'data-shortcut="u"' in html
+    undone = logged_in.post(
+        reverse("record_undo", args=[record.pk]), {"row": "exclusions"}, **HTMX
+    ).content.decode()
+    assert 'data-shortcut="c"' in undone and 'data-shortcut="u"' not in undone
+
+
+def test_near_miss_row_offers_false_negative(logged_in, desk_data):
+    record = desk_data["near"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "false_negative", "row": "near_misses"},
+        **HTMX,
+    )
+    assert b"false negative" in response.content
+    assert refreshed(record).status == "excluded"
+
+
+def test_an_unknown_verdict_is_a_bad_request(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    response = logged_in.post(reverse("record_review", args=[record.pk]), {"verdict": "meh"})
+    assert response.status_code == 400
+    assert refreshed(record).review is None
+
+
+def test_verdicts_need_a_post(logged_in, desk_data):
+    record = desk_data["verbatim"]
+    assert logged_in.get(reverse("record_review", args=[record.pk])).status_code == 405
+    assert logged_in.get(reverse("record_undo", args=[record.pk])).status_code == 405
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_every_post_needs_the_csrf_token(reviewer, desk_data, htmx):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+    headers = HTMX if htmx else {}
+    record = desk_data["verbatim"]
+    posts = [
+        (reverse("record_review", args=[record.pk]), {"verdict": "confirmed"}),
+        (reverse("record_undo", args=[record.pk]), {}),
+        (reverse("exclusions_bulk"), {"verdict": "confirmed", "expected": 2}),
+        (reverse("logout"), {}),
+    ]
+    for url, data in posts:
+        assert client.post(url, data, **headers).status_code == 403, url
+    assert refreshed(record).review is None
+
+
+def test_the_htmx_csrf_header_is_accepted(reviewer, desk_data):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+    page = client.get(reverse("exclusions"))
+    token = page.context["csrf_token"]
+    record = desk_data["verbatim"]
+    response = client.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "confirmed", "row": "exclusions"},
+        HTTP_X_CSRFTOKEN=str(token),
+        **HTMX,
+    )
+    assert response.status_code == 200
+    assert refreshed(record).review.verdict == "confirmed"
+
+
+def test_bulk_verdict_asks_first_saying_how_many(logged_in, desk_data):
+    response = logged_in.get(reverse("exclusions_bulk") + "?kind=skill")
+    assert response.status_code == 200
+    assert response.context["count"] == 2
+    assert b"2 records" in response.content
+    assert not Review.objects.exists()
+
+
+def test_bulk_verdict_applies_to_the_whole_filtered_set(logged_in, desk_data, reviewer):
+    url = reverse("exclusions_bulk") + "?kind=skill&verdict=unreviewed"
+    response = logged_in.post(url, {"verdict": "confirmed", "expected": 2, "note": "all copies"})
+    assert response.status_code == 302
+    assert "kind=skill" in response["Location"]
+    reviewed = Record.objects.filter(review__verdict="confirmed")
+    assert {r.external_id for r in reviewed} == {"verbatim", "script"}
+    assert Event.objects.filter(type="review_confirmed", actor=reviewer).count() == 2
+
+
+def test_bulk_verdict_asks_again_when_the_set_changed(logged_in, desk_data):
+    url = reverse("exclusions_bulk") + "?kind=skill"
+    response = logged_in.post(url, {"verdict": "false_positive", "expected": 5})
+    assert response.status_code == 200
+    assert b"changed while you were deciding" in response.content
+    assert not Review.objects.exists()
+
+
+def test_bulk_verdict_refuses_a_verdict_it_does_not_offer(logged_in, desk_data):
+    url = reverse("exclusions_bulk")
+    response = logged_in.post(url, {"verdict": "false_negative", "expected": 2})
+    assert response.status_code == 400
+    assert not Review.objects.exists()
