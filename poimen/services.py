@@ -21,7 +21,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
-from poimen.bulk import insert_all
+from poimen.bulk import existing_record_keys, insert_all
 from poimen.checking import BatchChecker, Checked, summarise
 from poimen.filtering import (
     DbFilter,
@@ -341,12 +341,7 @@ def _apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> lis
 
 def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) -> list[Candidate]:
     """The candidates not stored yet, nor earlier in this input, nor in a batch still in flight."""
-    keys = {(c.source, c.external_id) for c in batch}
-    seen = in_flight | set(
-        Record.objects.filter(
-            source__in={s for s, _ in keys}, external_id__in={e for _, e in keys}
-        ).values_list("source", "external_id")
-    )
+    seen = in_flight | existing_record_keys({(c.source, c.external_id) for c in batch})
     fresh = []
     for candidate in batch:
         key = (candidate.source, candidate.external_id)
