@@ -50,11 +50,16 @@ class ListFilterForm(forms.Form):
         if not with_verdict:
             del self.fields["verdict"]
         for name in ("overlap_min", "overlap_max"):
-            self.fields[name].widget.attrs.update(step="0.05", placeholder="0.00")
+            self.fields[name].widget.attrs.update(step="0.01", placeholder="0.00")
         for name in ("date_from", "date_to"):
             self.fields[name].widget = forms.DateInput(attrs={"type": "date"})
         self.fields["q"].widget = forms.TextInput(
-            attrs={"type": "search", "placeholder": "words in the record", "data-search": ""}
+            attrs={
+                "type": "search",
+                "placeholder": "words in the record",
+                "data-search": "",
+                "class": "search-field",
+            }
         )
         self.fields["artifact"].widget.attrs.update(placeholder="any")
         self.fields["source"].widget.attrs.update(placeholder="any source")

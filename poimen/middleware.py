@@ -32,4 +32,8 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         patch_vary_headers(response, ("HX-Request",))
+        if response.get("Content-Type", "").startswith("text/html"):
+            # A page shows verdicts that change under it; the back button must not bring
+            # back a stale copy from the browser's cache.
+            response.headers.setdefault("Cache-Control", "no-store")
         return response

@@ -292,6 +292,7 @@ def record(request, record_id: int):
         "events": selectors.record_events(record),
         "reviews": selectors.record_reviews(record),
         "verdict_form": VerdictForm(),
+        "last_verdict": _last_verdict(request, record),
         "list_name": list_name,
         "context_query": context_query,
         "previous_id": previous_id,
@@ -303,6 +304,14 @@ def record(request, record_id: int):
     return render_page(request, "record.html", context, fragments=("content", "comparison"))
 
 
+def _last_verdict(request, record: Record) -> int | None:
+    """The record judged just before this page, if it still has a verdict to undo."""
+    last = request.session.get("last_verdict")
+    if not last or last == record.pk:
+        return None
+    return Record.objects.filter(pk=last, review__isnull=False).values_list("pk", flat=True).first()
+
+
 def _after_verdict(request, record: Record, message: str):
     """htmx from a list row: the row again. Otherwise on to `next` (the following record)."""
     row = request.POST.get("row", "")
@@ -311,6 +320,8 @@ def _after_verdict(request, record: Record, message: str):
         context = {"row": selectors.list_row(record.pk), "list_name": row, "list_query": ""}
         return render(request, f"{template}#row", context)
     messages.success(request, message)
+    # The next page offers to undo this (u), so a mis-key costs one more key.
+    request.session["last_verdict"] = record.pk if "undo" not in request.path else None
     fallback = reverse("record", args=[record.pk])
     return redirect(_safe_next(request, request.POST.get("next", ""), fallback))
 

@@ -9,6 +9,7 @@
 
   var CURRENT = "is-current";
   var lastJudgedRow = null;
+  var currentId = null;
 
   function isTyping(element) {
     if (!element || element === document.body) {
@@ -35,6 +36,7 @@
       previous.classList.remove(CURRENT);
       previous.removeAttribute("aria-current");
     }
+    currentId = row ? row.id : null;
     if (row) {
       row.classList.add(CURRENT);
       row.setAttribute("aria-current", "true");
@@ -97,6 +99,19 @@
     clickFirst(document, "[data-shortcut='u']:not([data-row] *)");
   }
 
+  // While htmx is swapping, the new buttons may not be wired yet: a key pressed then would
+  // submit a plain form. Such keys wait until the page has settled.
+  function whenSettled(action, attempts) {
+    var busy = document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling");
+    if (busy && (attempts || 0) < 100) {
+      window.setTimeout(function () {
+        whenSettled(action, (attempts || 0) + 1);
+      }, 20);
+      return;
+    }
+    action();
+  }
+
   function toggleHelp() {
     var help = document.getElementById("keys-help");
     if (!help) {
@@ -144,17 +159,25 @@
       case "c":
       case "f":
       case "n":
-        judge(event.key);
+        var key = event.key;
+        whenSettled(function () {
+          judge(key);
+        });
         break;
       case "u":
-        undo();
+        whenSettled(undo);
         break;
       case "Enter":
       case "o":
-        var row = currentRow();
-        if (!row || !clickFirst(row, "[data-shortcut='open']")) {
+        if (!currentRow()) {
           return;
         }
+        whenSettled(function () {
+          var row = currentRow();
+          if (row) {
+            clickFirst(row, "[data-shortcut='open']");
+          }
+        });
         break;
       default:
         return;
@@ -201,11 +224,33 @@
     twin.classList.add("is-focused");
   });
 
+  // Filters left empty stay out of the URL that htmx pushes: shorter, bookmarkable links.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var data = event.detail.formData;
+    if (event.detail.verb !== "get" || !data) {
+      return;
+    }
+    Array.from(data.keys()).forEach(function (key) {
+      if (data.getAll(key).every(function (value) { return value === ""; })) {
+        data.delete(key);
+      }
+    });
+  });
+
   // New results swapped in by htmx: start the selection again at the top.
+  // A row swapped after a verdict keeps the selection it had.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
     if (target && target.hasAttribute && target.hasAttribute("data-results")) {
       lastJudgedRow = null;
+      currentId = null;
+      return;
+    }
+    if (!currentRow() && currentId) {
+      var row = document.getElementById(currentId);
+      if (row) {
+        row.classList.add(CURRENT);
+      }
     }
   });
 })();
