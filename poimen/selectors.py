@@ -89,8 +89,13 @@ def data_version() -> str:
     return hashlib.sha1(raw.encode()).hexdigest()[:16]
 
 
+def _cache_key(*parts) -> str:
+    """A cache key safe for any backend (no spaces or odd characters, bounded length)."""
+    return "poimen:" + hashlib.sha1(repr(parts).encode()).hexdigest()
+
+
 def _cached(name: str, compute, *args):
-    key = f"poimen:{name}:{data_version()}:{args!r}"
+    key = _cache_key(name, data_version(), args)
     value = cache.get(key)
     if value is None:
         value = compute(*args)
@@ -643,27 +648,58 @@ class ThresholdPreview:
         return sum(self.flagged.values())
 
 
-def _crossing(kind: str, low: float, high: float, min_shared: int) -> QuerySet:
-    """Records whose decision for `kind` can flip when its threshold moves between low and high:
-    a qualifying match of the kind, or the kind's coverage of several artifacts, in (low, high].
-    Driven from the match overlap index, so its cost follows the band, not the table."""
-    in_band = Match.objects.filter(
-        artifact__kind=kind, overlap__gt=low, overlap__lte=high, shared__gte=min_shared
-    ).values("record_id")
-    stitched = Q(
-        **{
-            f"coverage__{kind}__coverage__gt": low,
-            f"coverage__{kind}__coverage__lte": high,
-            f"coverage__{kind}__artifacts__gt": 1,
-            f"coverage__{kind}__shared__gte": min_shared,
-        }
+def _stitched(kind: str) -> dict[int, tuple[float, int]]:
+    """Records that several artifacts of `kind` cover together (the filter's coverage rule):
+    {record id: (coverage, shared)}. Few, and they change only when records are ingested or
+    re-checked (new record or match ids), so they are kept across reviews."""
+    newest = (Record.objects.aggregate(n=Max("id"))["n"], Match.objects.aggregate(n=Max("id"))["n"])
+    key = _cache_key("stitched", kind, newest)
+    found = cache.get(key)
+    if found is None:
+        rows = Record.objects.filter(**{f"coverage__{kind}__artifacts__gt": 1}).values_list(
+            "id", f"coverage__{kind}__coverage", f"coverage__{kind}__shared"
+        )
+        found = {pk: (float(coverage), int(shared)) for pk, coverage, shared in rows}
+        cache.set(key, found, timeout=3600)
+    return found
+
+
+def _crossing(kind: str, low: float, high: float, min_shared: int, *, derived: bool) -> dict:
+    """Records (now `derived` or not) whose decision for `kind` can flip when its threshold
+    moves between low and high: a qualifying match of the kind in (low, high], or the kind's
+    coverage of several artifacts in that band. {record id: verdict in force or None}.
+
+    Driven from the match overlap index: the cost follows the width of the band, not the size
+    of the table."""
+    rows = (
+        Match.objects.filter(
+            artifact__kind=kind,
+            overlap__gt=low,
+            overlap__lte=high,
+            shared__gte=min_shared,
+            record__derived=derived,
+        )
+        .values_list("record_id", "record__review__verdict")
+        .distinct()
     )
-    return Record.objects.filter(Q(pk__in=in_band) | stitched)
+    found = dict(rows)
+    stitched = [
+        pk
+        for pk, (coverage, shared) in _stitched(kind).items()
+        if low < coverage <= high and shared >= min_shared and pk not in found
+    ]
+    if stitched:
+        found.update(
+            Record.objects.filter(pk__in=stitched, derived=derived).values_list(
+                "id", "review__verdict"
+            )
+        )
+    return found
 
 
 def threshold_preview(kind: str, value: float) -> ThresholdPreview:
-    """What setting `kind`'s threshold to `value` would do, from the stored matches: the same
-    rule services.threshold_change applies, restricted to the records in the moved band.
+    """What setting `kind`'s threshold to `value` would do, from the stored matches: the rule
+    services.threshold_change applies, restricted to the records in the band that moved.
 
     Newly excluded: evidence the filter would now call derived; newly released: exclusions it
     would no longer call derived. Records a reviewer has judged keep their verdict and are
@@ -673,27 +709,33 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
     current = threshold_for(kind)
     min_shared = min_shared_for(kind)
     low, high = sorted((value, current))
-    crossing = _crossing(kind, low, high, min_shared)
     if value < current:
-        flipping = crossing.filter(derived=False)
+        flipping = _crossing(kind, low, high, min_shared, derived=False)
     elif value > current:
+        candidates = _crossing(kind, low, high, min_shared, derived=True)
         policies = Policies.load()
         after = Policies(
             thresholds={**policies.thresholds, kind: value}, min_shared=policies.min_shared
         )
         kinds = set(kinds_known()) | {kind}
-        flipping = crossing.filter(derived=True).exclude(derived_condition(after, kinds))
+        still = set()
+        ids = list(candidates)
+        for start in range(0, len(ids), 5000):
+            still.update(
+                Record.objects.filter(pk__in=ids[start : start + 5000])
+                .filter(derived_condition(after, kinds))
+                .values_list("id", flat=True)
+            )
+        flipping = {pk: v for pk, v in candidates.items() if pk not in still}
     else:
-        flipping = Record.objects.none()
-    unreviewed = flipping.filter(review__isnull=True).count()
+        flipping = {}
     flagged = {verdict: 0 for verdict in VERDICTS if verdict != UNREVIEWED}
-    for row in (
-        flipping.filter(review__isnull=False)
-        .values("review__verdict")
-        .annotate(n=Count("id"))
-        .order_by()
-    ):
-        flagged[row["review__verdict"]] = row["n"]
+    unreviewed = 0
+    for verdict in flipping.values():
+        if verdict:
+            flagged[verdict] += 1
+        else:
+            unreviewed += 1
 
     near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
     near = near.only(

@@ -95,3 +95,19 @@ def verdict_label(value) -> str:
         return Review.Verdict(value).label
     except ValueError:
         return str(value)
+
+
+@register.filter
+def counts_summary(counts) -> str:
+    """A run's counts, nested ones flattened: "read 4 · new 4 · excluded skill 2"."""
+    if not isinstance(counts, dict):
+        return ""
+    parts = []
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            if value:
+                inner = ", ".join(f"{k} {v}" for k, v in value.items())
+                parts.append(f"{key.replace('_', ' ')} {inner}")
+        else:
+            parts.append(f"{key.replace('_', ' ')} {value}")
+    return " · ".join(parts)
