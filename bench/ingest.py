@@ -2,6 +2,7 @@
 
     python -m bench.ingest                      # 100,000 records of ~1 KB, 1,000 artifacts
     python -m bench.ingest --records 10000      # a quicker look
+    python -m bench.ingest --passes 3           # best of 3 passes a row (default 2)
 
 In one run, each phase in a fresh process (so that its peak memory is its own):
 - the matcher alone: a DerivedFilter over the artifacts, every record of the file read, parsed
@@ -210,6 +211,7 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-size", type=int, default=1_000)
     parser.add_argument("--workers", type=int, default=2, help="ingest check processes")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--passes", type=int, default=2, help="best of this many passes a row")
     parser.add_argument(
         "--database-url",
         default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL),
@@ -236,23 +238,32 @@ def main(argv=None) -> None:
             folder, n_records=args.records, n_artifacts=args.artifacts, seed=args.seed
         )
         full, quarter = folder / "records.jsonl", folder / "records-quarter.jsonl"
-        rows = []
-        for label, phase, records_file, workers in [
+        phases = [
             ("matcher alone", "matcher", full, 0),
             ("ingest, in process", "ingest", full, 0),
             (f"ingest, {args.workers} workers", "ingest", full, args.workers),
             (f"ingest, {args.workers} workers, 1/4", "ingest", quarter, args.workers),
-        ]:
-            print(f"running: {label} ...", flush=True)
-            row = run_phase(
-                phase,
-                folder,
-                records_file,
-                database_url=args.database_url,
-                batch_size=args.batch_size,
-                workers=workers,
-            )
-            rows.append((label, row))
+        ]
+        best: dict[str, dict] = {}
+        # Passes interleave the phases, so that a burst of load elsewhere on the machine does
+        # not fall on one phase only; each row is its best pass, its peak memory the largest.
+        for number in range(1, args.passes + 1):
+            for label, phase, records_file, workers in phases:
+                print(f"pass {number}: {label} ...", flush=True)
+                row = run_phase(
+                    phase,
+                    folder,
+                    records_file,
+                    database_url=args.database_url,
+                    batch_size=args.batch_size,
+                    workers=workers,
+                )
+                kept = best.setdefault(label, row)
+                peak = max(kept["peak_mb"], row["peak_mb"])
+                if row["seconds"] < kept["seconds"]:
+                    best[label] = kept = row
+                kept["peak_mb"] = peak
+        rows = [(label, best[label]) for label, *_ in phases]
         print_report(corpus, args.artifacts, rows)
 
 

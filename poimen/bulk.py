@@ -12,14 +12,17 @@ from django.db import connection, models
 from django.utils import timezone
 
 
-def _copy_value(field: models.Field, instance: models.Model, now):
-    if isinstance(field, models.DateTimeField) and (field.auto_now or field.auto_now_add):
-        setattr(instance, field.attname, now)
-        return now
-    value = getattr(instance, field.attname)
-    if isinstance(field, models.JSONField):
-        return json.dumps(value, cls=field.encoder)
-    return value
+def _converters(fields) -> list[tuple[str, str | None, object]]:
+    """Per field: its attribute, how COPY wants it ("now", "json" or as is), a JSON encoder."""
+    converters = []
+    for field in fields:
+        if isinstance(field, models.DateTimeField) and (field.auto_now or field.auto_now_add):
+            converters.append((field.attname, "now", None))
+        elif isinstance(field, models.JSONField):
+            converters.append((field.attname, "json", field.encoder))
+        else:
+            converters.append((field.attname, None, None))
+    return converters
 
 
 def insert_all(objs: list[models.Model]) -> None:
@@ -35,6 +38,7 @@ def insert_all(objs: list[models.Model]) -> None:
     table = connection.ops.quote_name(meta.db_table)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     now = timezone.now()
+    converters = _converters(fields)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
@@ -45,10 +49,19 @@ def insert_all(objs: list[models.Model]) -> None:
         with connection.wrap_database_errors:
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                 for obj in objs:
-                    copy.write_row([_copy_value(field, obj, now) for field in fields])
-    for obj in objs:
-        obj._state.adding = False
-        obj._state.db = connection.alias
+                    values = obj.__dict__
+                    row = []
+                    for attname, how, encoder in converters:
+                        if how == "now":
+                            values[attname] = now
+                            row.append(now)
+                        elif how == "json":
+                            row.append(json.dumps(values[attname], cls=encoder))
+                        else:
+                            row.append(values[attname])
+                    copy.write_row(row)
+                    obj._state.adding = False
+                    obj._state.db = connection.alias
 
 
 def existing_record_keys(keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
