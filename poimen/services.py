@@ -301,19 +301,28 @@ def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -
     }
 
 
+# Record's attributes in field order with their defaults: a model built from positional
+# values skips the keyword path of Model.__init__, a third of ingest's own time per record.
+_RECORD_ATTNAMES = [field.attname for field in Record._meta.concrete_fields]
+_RECORD_DEFAULTS = {field.attname: field.get_default() for field in Record._meta.concrete_fields}
+
+
 def _record_from(candidate: Candidate, run: IngestRun) -> Record:
-    return Record(
-        run=run,
-        source=candidate.source,
-        external_id=candidate.external_id,
-        source_path=candidate.source_path[:1000],
-        position=candidate.position,
-        session=candidate.session[:255],
-        role=candidate.role[:50],
-        metadata=candidate.metadata,
-        text=candidate.text,
-        sha256=content_sha256(candidate.text),
-    )
+    values = {
+        **_RECORD_DEFAULTS,
+        "run_id": run.pk,
+        "source": candidate.source,
+        "external_id": candidate.external_id,
+        "source_path": candidate.source_path[:1000],
+        "position": candidate.position,
+        "session": candidate.session[:255],
+        "role": candidate.role[:50],
+        "metadata": candidate.metadata,
+        "text": candidate.text,
+        "sha256": content_sha256(candidate.text),
+        "coverage": {},  # a dict of its own, never the shared default
+    }
+    return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
 
 def _apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list[Match]:
