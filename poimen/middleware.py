@@ -1,5 +1,8 @@
 """Response headers the review desk relies on for its safety."""
 
+from django.conf import settings
+from django.http import HttpResponse
+from django.shortcuts import resolve_url
 from django.utils.cache import patch_vary_headers
 
 # No inline script, no eval, no inline style: everything the pages run or wear is a file we
@@ -30,6 +33,7 @@ class ContentSecurityPolicyMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
+        response = self._login_redirect_for_htmx(request, response)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         patch_vary_headers(response, ("HX-Request",))
         if response.get("Content-Type", "").startswith("text/html"):
@@ -37,3 +41,16 @@ class ContentSecurityPolicyMiddleware:
             # back a stale copy from the browser's cache.
             response.headers.setdefault("Cache-Control", "no-store")
         return response
+
+    @staticmethod
+    def _login_redirect_for_htmx(request, response):
+        """An htmx request whose session ran out would swap the login page into a fragment;
+        tell htmx to load the login page as a whole page instead."""
+        if request.headers.get("HX-Request") != "true" or response.status_code != 302:
+            return response
+        location = response.get("Location", "")
+        if not location.startswith(resolve_url(settings.LOGIN_URL)):
+            return response
+        redirect = HttpResponse(status=204)
+        redirect["HX-Redirect"] = location
+        return redirect

@@ -49,6 +49,13 @@ def test_every_page_needs_a_login(client, desk_data):
 
 
 @pytest.mark.django_db
+def test_an_htmx_request_without_a_session_is_sent_to_the_login_page(client):
+    response = client.get(reverse("exclusions"), **htmx_target("results"))
+    assert response.status_code == 204
+    assert response["HX-Redirect"].startswith(reverse("login"))
+
+
+@pytest.mark.django_db
 def test_login_page_is_open_and_logs_in(client, reviewer):
     assert client.get(reverse("login")).status_code == 200
     response = client.post(

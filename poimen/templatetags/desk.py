@@ -111,3 +111,46 @@ def counts_summary(counts) -> str:
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
     return " · ".join(parts)
+
+
+EVENT_KEYS = [
+    ("from", "from"),
+    ("to", "to"),
+    ("verdict", "verdict"),
+    ("overlap", "overlap"),
+    ("best_overlap", "overlap"),
+    ("threshold", "threshold"),
+    ("old", "old"),
+    ("new", "new"),
+    ("cause", "cause"),
+    ("decided_by", "decided by"),
+    ("reason", "reason"),
+    ("note", "note"),
+    ("external_id", "record id"),
+]
+
+
+def _short(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, dict):
+        if {"old", "new"} <= value.keys():
+            return f"{value.get('kind', '')} {value['old']} → {value['new']}".strip()
+        return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
+    return str(value)
+
+
+@register.filter
+def event_summary(data) -> str:
+    """The parts of an event's snapshot a reader of the audit log wants, in a stable order."""
+    if not isinstance(data, dict):
+        return ""
+    seen = set()
+    parts = []
+    for key, label in EVENT_KEYS:
+        value = data.get(key)
+        if value in (None, "", {}) or label in seen:
+            continue
+        seen.add(label)
+        parts.append(f"{label}: {_short(value)}")
+    return " · ".join(parts)
