@@ -590,6 +590,8 @@ def records_refilter(
                 matches.extend(own)
             Match.objects.bulk_create(matches)
             if kind is not None:
+                # The decision query reads coverage from the table: store the new one first.
+                Record.objects.bulk_update(page, ["coverage"])
                 _redo_best_and_derived(page, policies, kinds)
             events = []
             for record in page:

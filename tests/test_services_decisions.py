@@ -207,3 +207,20 @@ def test_bulk_verdicts_apply_to_every_record_of_a_queryset(ingested, admin_user)
 def test_an_unknown_verdict_is_refused(ingested, admin_user):
     with pytest.raises(InputError):
         review_record(record=ingested["copy"], verdict="maybe", actor=admin_user)
+
+
+def test_refilter_of_one_kind_excludes_a_record_stitched_from_two_skills(make_artifact, tmp_path):
+    first, second = demo_skill("release-notes"), demo_skill("incident-review")
+    stitched = first[: len(first) // 2] + "\n\n" + second[len(second) // 2 :]
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"id": "stitched", "text": stitched}) + "\n")
+    records_ingest(paths=[path])
+    make_artifact(name="release-notes")
+    make_artifact(name="incident-review")
+    assert records_refilter(kind="skill").excluded == 1
+    record = Record.objects.get()
+    assert record.derived and record.best_overlap < 0.8
+    assert record.coverage["skill"]["coverage"] > 0.8
+    assert derived_verify().offenders == []
+    threshold_change(kind="skill", value=1.0, reason="nothing is a copy")
+    assert status("stitched") == "evidence"
