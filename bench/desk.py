@@ -91,8 +91,9 @@ FILL = [
            CASE WHEN i %% 10 IN (0, 1) THEN jsonb_build_object(
                CASE WHEN (i %% 1000 + 1) %% 10 < 7 THEN 'skill' ELSE 'reference' END,
                jsonb_build_object(
-                   'coverage', CASE WHEN i %% 10 = 0 THEN 0.8 + (i::bigint * 7919 %% 10007) / 50035.0
-                                    ELSE 0.2 + (i::bigint * 7919 %% 10007) / 16678.3 END,
+                   'coverage',
+                   CASE WHEN i %% 10 = 0 THEN 0.8 + (i::bigint * 7919 %% 10007) / 50035.0
+                        ELSE 0.2 + (i::bigint * 7919 %% 10007) / 16678.3 END,
                    'artifacts', CASE WHEN i %% 100 = 11 THEN 2 ELSE 1 END,
                    'shared', 40 + i %% 200))
            ELSE '{}' END,
