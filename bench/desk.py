@@ -80,8 +80,9 @@ FILL = [
     INSERT INTO poimen_record (run_id, source, external_id, source_path, position, session,
                                role, metadata, text, sha256, status, derived, coverage,
                                best_overlap, best_artifact_id, review_id, created_at)
-    SELECT (SELECT min(id) FROM poimen_ingestrun) + i %% 10,
-           'bench-' || i %% 5, 'rec-' || i, 'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
+    SELECT (SELECT min(id) FROM poimen_ingestrun) + (i - 1) * 10 / %(records)s,
+           'bench-' || (i / 7) %% 5, 'rec-' || i,
+           'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
            'session-' || i / 50, CASE WHEN i %% 3 = 0 THEN 'user' ELSE 'assistant' END, '{}',
            'Record ' || i || ': ' || repeat('The deploy checklist was followed and the '
                'migration ran without locking the orders table. ', 1 + i %% 4),
@@ -89,7 +90,7 @@ FILL = [
            CASE WHEN i %% 10 = 0 THEN 'excluded' ELSE 'evidence' END,
            i %% 10 = 0,
            CASE WHEN i %% 10 IN (0, 1) THEN jsonb_build_object(
-               CASE WHEN (i %% 1000 + 1) %% 10 < 7 THEN 'skill' ELSE 'reference' END,
+               CASE WHEN ((i / 10) %% 1000 + 1) %% 10 < 7 THEN 'skill' ELSE 'reference' END,
                jsonb_build_object(
                    'coverage',
                    CASE WHEN i %% 10 = 0 THEN 0.8 + (i::bigint * 7919 %% 10007) / 50035.0
@@ -100,7 +101,8 @@ FILL = [
            CASE WHEN i %% 10 = 0 THEN 0.8 + (i::bigint * 7919 %% 10007) / 50035.0
                 WHEN i %% 10 = 1 THEN 0.2 + (i::bigint * 7919 %% 10007) / 16678.3
                 ELSE 0 END,
-           CASE WHEN i %% 10 IN (0, 1) THEN (SELECT min(id) FROM poimen_artifact) + i %% 1000 END,
+           CASE WHEN i %% 10 IN (0, 1)
+                THEN (SELECT min(id) FROM poimen_artifact) + (i / 10) %% 1000 END,
            NULL,
            now() - (%(records)s - i) * interval '2 seconds'
     FROM generate_series(1, %(records)s) AS i
@@ -289,6 +291,14 @@ def main(argv=None) -> int:
         times = timed(client, urls, args.requests)
         rows.append((name, statistics.median(times), p95(times), max(times)))
 
+    # The preview's decision table is built on the first preview after the data changed.
+    cold = []
+    for url, headers in previews[:3]:
+        selectors._decision_tables.clear()
+        started = time.perf_counter()
+        client.get(url, **headers)
+        cold.append((time.perf_counter() - started) * 1000)
+
     print()
     print(f"{'page':<20} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  target p95 <= {TARGET_MS:g}")
     failed = False
@@ -296,6 +306,10 @@ def main(argv=None) -> int:
         verdict = "ok" if high <= TARGET_MS else "MISSED"
         failed |= high > TARGET_MS
         print(f"{name:<20} {median:8.1f} {high:8.1f} {worst:8.1f}  {verdict}")
+    print(
+        f"(the first preview after the data changed builds the kind's decision table: "
+        f"{statistics.median(cold):.0f} ms)"
+    )
     return 1 if failed else 0
 
 

@@ -137,7 +137,10 @@ def _day_start(day: date) -> datetime:
 
 def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     if filters.kind:
-        queryset = queryset.filter(best_artifact__kind=filters.kind)
+        # The kind's artifacts as a list of ids (thousands at most), not a join: the planner
+        # then walks the record indexes instead of hashing the whole table.
+        ids = list(Artifact.objects.filter(kind=filters.kind).values_list("id", flat=True))
+        queryset = queryset.filter(best_artifact_id__in=ids)
     if filters.artifact:
         # The artifact a record was matched to best, or any artifact it matched above the floor.
         queryset = queryset.filter(
@@ -648,94 +651,120 @@ class ThresholdPreview:
         return sum(self.flagged.values())
 
 
-def _stitched(kind: str) -> dict[int, tuple[float, int]]:
-    """Records that several artifacts of `kind` cover together (the filter's coverage rule):
-    {record id: (coverage, shared)}. Few, and they change only when records are ingested or
-    re-checked (new record or match ids), so they are kept across reviews."""
-    newest = (Record.objects.aggregate(n=Max("id"))["n"], Match.objects.aggregate(n=Max("id"))["n"])
-    key = _cache_key("stitched", kind, newest)
-    found = cache.get(key)
-    if found is None:
-        rows = Record.objects.filter(**{f"coverage__{kind}__artifacts__gt": 1}).values_list(
-            "id", f"coverage__{kind}__coverage", f"coverage__{kind}__shared"
-        )
-        found = {pk: (float(coverage), int(shared)) for pk, coverage, shared in rows}
-        cache.set(key, found, timeout=3600)
-    return found
+def _stitched(kind: str, min_shared: int) -> dict[int, float]:
+    """Records that several artifacts of `kind` cover together, with enough shared shingles:
+    {record id: coverage} (the filter's "stitched from several artifacts" rule)."""
+    rows = Record.objects.filter(
+        **{f"coverage__{kind}__artifacts__gt": 1, f"coverage__{kind}__shared__gte": min_shared}
+    ).values_list("id", f"coverage__{kind}__coverage")
+    return {pk: float(coverage) for pk, coverage in rows}
 
 
-def _crossing(kind: str, low: float, high: float, min_shared: int, *, derived: bool) -> dict:
-    """Records (now `derived` or not) whose decision for `kind` can flip when its threshold
-    moves between low and high: a qualifying match of the kind in (low, high], or the kind's
-    coverage of several artifacts in that band. {record id: verdict in force or None}.
+VERDICT_CODES = {None: 0, **{v: n for n, v in enumerate(VERDICTS[1:], start=1)}}
 
-    Driven from the match overlap index: the cost follows the width of the band, not the size
-    of the table."""
+
+@dataclass(frozen=True)
+class DecisionTable:
+    """For every record that a `kind` threshold can decide: the score that decides it (its
+    best qualifying overlap with an artifact of the kind, or its stitched coverage), whether
+    something else keeps it derived whatever that threshold, the filter's decision now and
+    the reviewer's verdict. A preview is then arithmetic on arrays."""
+
+    score: np.ndarray
+    held_by_other: np.ndarray
+    derived: np.ndarray
+    verdict: np.ndarray
+
+
+def _decision_table(kind: str) -> DecisionTable:
+    per_kind = policies()
+    min_shared = per_kind[kind].min_shared if kind in per_kind else DEFAULT_MIN_SHARED
+    kind_ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
     rows = (
-        Match.objects.filter(
-            artifact__kind=kind,
-            overlap__gt=low,
-            overlap__lte=high,
-            shared__gte=min_shared,
-            record__derived=derived,
-        )
-        .values_list("record_id", "record__review__verdict")
-        .distinct()
+        Match.objects.filter(artifact_id__in=kind_ids, shared__gte=min_shared)
+        .values("record_id", "record__derived", "record__review__verdict")
+        .annotate(score=Max("overlap"))
+        .order_by()
     )
-    found = dict(rows)
-    stitched = [
-        pk
-        for pk, (coverage, shared) in _stitched(kind).items()
-        if low < coverage <= high and shared >= min_shared and pk not in found
-    ]
-    if stitched:
-        found.update(
-            Record.objects.filter(pk__in=stitched, derived=derived).values_list(
-                "id", "review__verdict"
-            )
+    table = {
+        row["record_id"]: [row["score"], row["record__derived"], row["record__review__verdict"]]
+        for row in rows
+    }
+    stitched = _stitched(kind, min_shared)
+    missing = [pk for pk in stitched if pk not in table]
+    for pk, derived, verdict in Record.objects.filter(pk__in=missing).values_list(
+        "id", "derived", "review__verdict"
+    ):
+        table[pk] = [-1.0, derived, verdict]
+    for pk, coverage in stitched.items():
+        if pk in table:
+            table[pk][0] = max(table[pk][0], coverage)
+
+    # What keeps a record derived whatever this kind's threshold: another kind's rule.
+    others = Q(pk__in=[])
+    for other in kinds_known():
+        if other == kind:
+            continue
+        policy = per_kind.get(other)
+        others |= Q(
+            artifact__kind=other,
+            overlap__gt=policy.threshold if policy else DEFAULT_THRESHOLD,
+            shared__gte=policy.min_shared if policy else DEFAULT_MIN_SHARED,
         )
-    return found
+    held = (
+        set(
+            Match.objects.filter(others, record_id__in=list(table))
+            .values_list("record_id", flat=True)
+            .distinct()
+        )
+        if len(table) < 50_000
+        else set(Match.objects.filter(others).values_list("record_id", flat=True).distinct())
+    )
+    for other in kinds_known():
+        if other != kind:
+            policy = per_kind.get(other)
+            threshold = policy.threshold if policy else DEFAULT_THRESHOLD
+            shared = policy.min_shared if policy else DEFAULT_MIN_SHARED
+            held.update(pk for pk, c in _stitched(other, shared).items() if c > threshold)
+
+    ids = list(table)
+    return DecisionTable(
+        score=np.array([table[pk][0] for pk in ids], dtype=float),
+        held_by_other=np.array([pk in held for pk in ids], dtype=bool),
+        derived=np.array([table[pk][1] for pk in ids], dtype=bool),
+        verdict=np.array([VERDICT_CODES.get(table[pk][2], 0) for pk in ids], dtype=np.int8),
+    )
+
+
+_decision_tables: dict[str, DecisionTable] = {}
+
+
+def decision_table(kind: str) -> DecisionTable:
+    """Kept in the process while the data stands still (an admin typing values): built once,
+    about a second at 10^6 records, rebuilt after any ingest, refilter, review or change."""
+    newest_match = Match.objects.aggregate(n=Max("id"))["n"]
+    key = _cache_key("decisions", kind, data_version(), newest_match)
+    if key not in _decision_tables:
+        _decision_tables.clear()
+        _decision_tables[key] = _decision_table(kind)
+    return _decision_tables[key]
 
 
 def threshold_preview(kind: str, value: float) -> ThresholdPreview:
     """What setting `kind`'s threshold to `value` would do, from the stored matches: the rule
-    services.threshold_change applies, restricted to the records in the band that moved.
+    services.threshold_change applies (filtering.derived_condition), on a decision table.
 
     Newly excluded: evidence the filter would now call derived; newly released: exclusions it
     would no longer call derived. Records a reviewer has judged keep their verdict and are
     counted apart, by verdict."""
-    from poimen.filtering import Policies, derived_condition
-
     current = threshold_for(kind)
-    min_shared = min_shared_for(kind)
-    low, high = sorted((value, current))
-    if value < current:
-        flipping = _crossing(kind, low, high, min_shared, derived=False)
-    elif value > current:
-        candidates = _crossing(kind, low, high, min_shared, derived=True)
-        policies = Policies.load()
-        after = Policies(
-            thresholds={**policies.thresholds, kind: value}, min_shared=policies.min_shared
-        )
-        kinds = set(kinds_known()) | {kind}
-        still = set()
-        ids = list(candidates)
-        for start in range(0, len(ids), 5000):
-            still.update(
-                Record.objects.filter(pk__in=ids[start : start + 5000])
-                .filter(derived_condition(after, kinds))
-                .values_list("id", flat=True)
-            )
-        flipping = {pk: v for pk, v in candidates.items() if pk not in still}
-    else:
-        flipping = {}
-    flagged = {verdict: 0 for verdict in VERDICTS if verdict != UNREVIEWED}
-    unreviewed = 0
-    for verdict in flipping.values():
-        if verdict:
-            flagged[verdict] += 1
-        else:
-            unreviewed += 1
+    table = decision_table(kind)
+    derived_after = table.held_by_other | (table.score > value)
+    flips = derived_after != table.derived
+    by_verdict = np.bincount(table.verdict[flips], minlength=len(VERDICTS))
+    unreviewed = int(by_verdict[0])
+    flagged = {verdict: int(by_verdict[n]) for verdict, n in VERDICT_CODES.items() if verdict}
+    newly_derived = int(np.count_nonzero(flips & derived_after & (table.verdict == 0)))
 
     near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
     near = near.only(
@@ -759,8 +788,8 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
         kind=kind,
         value=value,
         current=current,
-        newly_excluded=unreviewed if value < current else 0,
-        newly_released=unreviewed if value > current else 0,
+        newly_excluded=newly_derived,
+        newly_released=unreviewed - newly_derived,
         flagged=flagged,
         sample=sample,
     )

@@ -125,3 +125,12 @@ def test_saving_applies_the_threshold_through_the_service(as_tuner, desk_data, t
     assert Record.objects.get(pk=desk_data["near"].pk).status == "excluded"
     page = as_tuner.get(url).content.decode()
     assert "the near miss is a copy" in page
+
+
+@pytest.mark.parametrize("value", [0.3, 0.95, 1.0])
+def test_preview_predicts_what_saving_does(desk_data, tuner, value):
+    from poimen.services import threshold_change
+
+    preview = selectors.threshold_preview("skill", value)
+    result = threshold_change(kind="skill", value=value, reason="check", actor=tuner)
+    assert (preview.newly_excluded, preview.newly_released) == (result.excluded, result.released)
