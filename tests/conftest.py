@@ -131,4 +131,5 @@ def fresh_desk_caches():
 
     cache.clear()
     selectors._frequency_cache.clear()
+    selectors._decision_tables.clear()
     yield
