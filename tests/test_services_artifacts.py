@@ -150,6 +150,4 @@ def test_export_then_import_elsewhere_round_trips(tmp_path):
     exported.write_text(stream.getvalue(), encoding="utf-8")
     records = list(manifest_read(exported))
     assert all(isinstance(r, ArtifactRecord) for r in records)
-    assert {r.key for r in records} == set(
-        Artifact.objects.values_list("kind", "name", "sha256")
-    )
+    assert {r.key for r in records} == set(Artifact.objects.values_list("kind", "name", "sha256"))
