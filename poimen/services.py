@@ -406,6 +406,26 @@ def _write_batch(
         result.excluded[verdict.decided_kind] += 1
 
 
+def _write_batch_once(fresh, checked, *, run, db_filter, result: IngestResult) -> None:
+    """Write a batch; when another ingest stored some of its records meanwhile (the unique
+    constraint says so), write the rest and count those as already ingested."""
+    try:
+        _write_batch(fresh, checked, run=run, db_filter=db_filter, result=result)
+    except IntegrityError:
+        stored = existing_record_keys({(c.source, c.external_id) for c in fresh})
+        keep = [i for i, c in enumerate(fresh) if (c.source, c.external_id) not in stored]
+        if len(keep) == len(fresh):
+            raise  # not a race with another ingest: a real error
+        result.already += len(fresh) - len(keep)
+        _write_batch(
+            [fresh[i] for i in keep],
+            [checked[i] for i in keep] if checked is not None else None,
+            run=run,
+            db_filter=db_filter,
+            result=result,
+        )
+
+
 def _batch_size(value: int | None) -> int:
     value = settings.POIMEN_INGEST_BATCH_SIZE if value is None else value
     if value < 1:
@@ -485,7 +505,7 @@ def records_ingest(
         for fresh, checked in done:
             for candidate in fresh:
                 in_flight.discard((candidate.source, candidate.external_id))
-            _write_batch(fresh, checked, run=run, db_filter=db_filter, result=result)
+            _write_batch_once(fresh, checked, run=run, db_filter=db_filter, result=result)
             if on_progress:
                 on_progress(result)
 

@@ -238,3 +238,19 @@ def test_agent_line_without_uuid_is_reported(tmp_path):
     path = write_jsonl(tmp_path / "s.jsonl", [line])
     _, problems, _ = read(path)
     assert str(problems[0]) == f'{path}:1: a "user" line without a "uuid"'
+
+
+def test_text_file_over_the_size_limit_is_reported(tmp_path):
+    path = tmp_path / "dump.md"
+    path.write_text("word " * 2_000_000, encoding="utf-8")
+    records, problems, _ = read(path)
+    assert records == []
+    assert str(problems[0]).startswith(f"{path}: record of 10.0 MB exceeds the limit of 1.0 MB")
+
+
+def test_text_file_with_invalid_utf8_is_reported(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("Notes on the café".encode("latin-1"))
+    records, problems, _ = read(path)
+    assert records == []
+    assert str(problems[0]) == f"{path}: invalid UTF-8 at byte 16"

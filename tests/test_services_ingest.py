@@ -203,3 +203,28 @@ def test_checking_in_worker_processes_stores_the_same_as_in_process(skills, tmp_
     assert (
         Record.objects.get(source="parallel", external_id="r0").text == "note 0 on the weekly sync"
     )
+
+
+def test_records_another_ingest_stored_meanwhile_are_counted_not_duplicated(
+    make_record, tmp_path, monkeypatch
+):
+    from poimen import services
+
+    make_record(source="records", external_id="a", text="stored by the other ingest")
+    path = write_records(
+        tmp_path / "r.jsonl", [{"id": "a", "text": "first"}, {"id": "b", "text": "second"}]
+    )
+    real = services.existing_record_keys
+    calls = []
+
+    def blind_first_lookup(keys):
+        calls.append(keys)
+        return set() if len(calls) == 1 else real(keys)
+
+    monkeypatch.setattr(services, "existing_record_keys", blind_first_lookup)
+    result = records_ingest(paths=[path])
+    assert (result.new, result.already) == (1, 1)
+    assert dict(Record.objects.values_list("external_id", "text")) == {
+        "a": "stored by the other ingest",
+        "b": "second",
+    }
