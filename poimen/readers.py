@@ -25,6 +25,7 @@ RECORDS, CHAT, AGENT, DOCUMENT = "records", "chat", "agent", "document"
 AGENT_MESSAGE_TYPES = frozenset({"user", "assistant"})
 CHAT_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 BINARY_SNIFF_BYTES = 8192
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,12 @@ def read_file(
                 yield Problem(shown, None, "binary file (NUL bytes), not read")
                 return
             stream.seek(0)
-            if head.lstrip()[:1] == b"{":
+            first = head.removeprefix(UTF8_BOM).lstrip()[:1]
+            if first == b"[" and _is_json_array(stream, max_record_bytes):
+                yield Problem(shown, None, "unknown transcript shape: a JSON array, not JSON lines")
+                return
+            stream.seek(0)
+            if first == b"{":
                 yield from _read_jsonl(
                     stream,
                     shown,
@@ -129,6 +135,13 @@ def read_file(
                 )
     except OSError as error:
         yield Problem(shown, None, f"cannot read: {error.strerror or error}")
+
+
+def _is_json_array(stream, max_record_bytes: int) -> bool:
+    try:
+        return isinstance(json.loads(stream.read(max_record_bytes + 1)), list)
+    except ValueError:  # not JSON (or not UTF-8): a text document that starts with "["
+        return False
 
 
 def _too_big(size: int, limit: int) -> str:
@@ -172,6 +185,8 @@ def _read_jsonl(stream, shown, resolved, *, max_record_bytes, default_source) ->
             continue
         try:
             line = raw.decode("utf-8")
+            if lineno == 1:
+                line = line.removeprefix("\ufeff")  # files saved by some editors start so
         except UnicodeDecodeError as error:
             yield Problem(shown, lineno, f"invalid UTF-8 at byte {error.start} of the line")
             continue

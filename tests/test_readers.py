@@ -254,3 +254,26 @@ def test_text_file_with_invalid_utf8_is_reported(tmp_path):
     records, problems, _ = read(path)
     assert records == []
     assert str(problems[0]) == f"{path}: invalid UTF-8 at byte 16"
+
+
+def test_jsonl_saved_with_a_byte_order_mark_is_still_jsonl(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": "a", "text": "first"}).encode() + b"\n")
+    records, problems, _ = read(path)
+    assert problems == []
+    assert [r.external_id for r in records] == ["a"]
+
+
+def test_a_json_array_is_an_unknown_shape_not_a_document(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}]), encoding="utf-8")
+    records, problems, _ = read(path)
+    assert records == []
+    assert str(problems[0]) == f"{path}: unknown transcript shape: a JSON array, not JSON lines"
+
+
+def test_a_document_that_starts_with_a_bracket_is_a_document(tmp_path):
+    path = tmp_path / "notes.md"
+    path.write_text("[draft] Notes from the retro.\n", encoding="utf-8")
+    records, problems, _ = read(path)
+    assert problems == [] and records[0].text.startswith("[draft]")
