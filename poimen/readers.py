@@ -26,6 +26,9 @@ AGENT_MESSAGE_TYPES = frozenset({"user", "assistant"})
 CHAT_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 BINARY_SNIFF_BYTES = 8192
 UTF8_BOM = b"\xef\xbb\xbf"
+# Record.external_id and Record.source column sizes; a path-based id leaves room for its hash.
+MAX_EXTERNAL_ID, MAX_SOURCE = 500, 255
+MAX_PATH_KEY = MAX_EXTERNAL_ID - 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +171,7 @@ def _read_document(stream, shown, resolved, *, max_record_bytes, default_source)
     sha = content_sha256(text)
     yield Candidate(
         source=default_source or DOCUMENT,
-        external_id=f"{resolved}#{sha[:16]}",
+        external_id=f"{_path_key(resolved)}#{sha[:16]}",
         source_path=resolved,
         position=None,
         session="",
@@ -248,7 +251,13 @@ def _records_line(obj: dict, where: _Where) -> Iterator[Item]:
     if not text.strip():
         yield where.problem("empty text")
         return
+    if len(str(record_id)) > MAX_EXTERNAL_ID:
+        yield where.problem(f'"id" is longer than {MAX_EXTERNAL_ID} characters')
+        return
     source = obj.get("source")
+    if isinstance(source, str) and len(source) > MAX_SOURCE:
+        yield where.problem(f'"source" is longer than {MAX_SOURCE} characters')
+        return
     metadata = obj.get("metadata")
     yield Candidate(
         source=source if isinstance(source, str) and source else where.default_source or RECORDS,
@@ -295,7 +304,7 @@ def _chat_line(obj: dict, where: _Where) -> Iterator[Item]:
         sha = content_sha256(text)[:16]
         repeat = where.seen.get(sha, 0)
         where.seen[sha] = repeat + 1
-        external_id = f"{where.resolved}#{sha}" + (f"~{repeat}" if repeat else "")
+        external_id = f"{_path_key(where.resolved)}#{sha}" + (f"~{repeat}" if repeat else "")
     yield Candidate(
         source=where.default_source or CHAT,
         external_id=external_id,
@@ -318,6 +327,9 @@ def _agent_line(obj: dict, where: _Where) -> Iterator[Item]:
         return
     if not isinstance(uuid, str) or not uuid:
         yield where.problem(f'a "{line_type}" line without a "uuid"')
+        return
+    if len(uuid) + len(_str(obj.get("sessionId"))) > MAX_EXTERNAL_ID - 20:
+        yield where.problem(f'"sessionId" and "uuid" are longer than {MAX_EXTERNAL_ID} characters')
         return
     session = _str(obj.get("sessionId"))
     role = _str(message.get("role")) or line_type
@@ -373,6 +385,13 @@ def _tool_result_text(content) -> Iterator[Skipped]:
         else:
             yield Skipped(f"{kind or 'untyped'} block in a tool result")
     return "\n".join(parts)
+
+
+def _path_key(resolved: str) -> str:
+    """A file's part of an external id: its path, or a digest of a path too long to store."""
+    if len(resolved) <= MAX_PATH_KEY:
+        return resolved
+    return "path-sha256:" + content_sha256(resolved)
 
 
 def _str(value) -> str:

@@ -44,7 +44,14 @@ from poimen.models import (
     Review,
     ThresholdChange,
 )
-from poimen.readers import Candidate, Problem, Skipped, content_sha256, read_sources
+from poimen.readers import (
+    MAX_SOURCE,
+    Candidate,
+    Problem,
+    Skipped,
+    content_sha256,
+    read_sources,
+)
 
 KIND_PATTERN = re.compile(r"[a-z][a-z0-9-]*(?:_[a-z0-9-]+)*")
 ARTIFACT_SUFFIXES = (".md", ".markdown", ".txt")
@@ -477,6 +484,8 @@ def records_ingest(
     workers = settings.POIMEN_INGEST_WORKERS if workers is None else workers
     if workers < 0:
         raise InputError(f"workers is 0 (check in this process) or more, not {workers}")
+    if source is not None and not 0 < len(source) <= MAX_SOURCE:
+        raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
     db_filter = filter_from_db() if filtered else None
     policies = db_filter.policies if db_filter else Policies.load()
     run = IngestRun.objects.create(

@@ -277,3 +277,20 @@ def test_a_document_that_starts_with_a_bracket_is_a_document(tmp_path):
     path.write_text("[draft] Notes from the retro.\n", encoding="utf-8")
     records, problems, _ = read(path)
     assert problems == [] and records[0].text.startswith("[draft]")
+
+
+def test_an_id_too_long_to_store_is_reported(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", [{"id": "x" * 501, "text": "fine"}])
+    _, problems, _ = read(path)
+    assert str(problems[0]) == f'{path}:1: "id" is longer than 500 characters'
+
+
+def test_a_deep_path_makes_an_id_that_fits(tmp_path):
+    folder = tmp_path
+    for _ in range(12):
+        folder = folder / ("d" * 40)
+    folder.mkdir(parents=True)
+    (folder / "notes.md").write_text("Notes.", encoding="utf-8")
+    [record], _, _ = read(folder / "notes.md")
+    assert record.external_id.startswith("path-sha256:") and len(record.external_id) <= 500
+    assert record.source_path == str((folder / "notes.md").resolve())

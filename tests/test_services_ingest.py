@@ -228,3 +228,11 @@ def test_records_another_ingest_stored_meanwhile_are_counted_not_duplicated(
         "a": "stored by the other ingest",
         "b": "second",
     }
+
+
+def test_a_source_label_too_long_to_store_is_refused(tmp_path):
+    from poimen.services import InputError
+
+    path = write_records(tmp_path / "r.jsonl", [{"id": "a", "text": "first"}])
+    with pytest.raises(InputError):
+        records_ingest(paths=[path], source="s" * 256)
