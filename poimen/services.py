@@ -72,11 +72,17 @@ class InputError(ValidationError):
 
 
 def _check_kind(kind: str) -> str:
-    if not KIND_PATTERN.fullmatch(kind or ""):
+    if not KIND_PATTERN.fullmatch(kind or "") or len(kind) > 50:
         raise InputError(
             f"kind {kind!r}: use lower-case letters, digits, '-' and single '_' (e.g. 'skill')"
         )
     return kind
+
+
+def _check_name(name: str) -> str:
+    if not name.strip() or len(name) > 255:
+        raise InputError("an artifact needs a name of 1 to 255 characters")
+    return name
 
 
 def _manifest_path(manifest: Path | None) -> Path:
@@ -144,8 +150,7 @@ def artifact_register(
 ) -> RegisterResult:
     """Store an artifact and append its manifest line, each exactly once per (kind, name, sha)."""
     _check_kind(kind)
-    if not name.strip():
-        raise InputError("an artifact needs a name")
+    _check_name(name)
     if not text.strip():
         raise InputError(f"{kind}/{name}: the artifact's text is empty")
     record = ArtifactRecord.from_text(kind=kind, name=name, text=text, emitted_at=emitted_at)
@@ -241,6 +246,11 @@ def artifacts_import(
         return result
     stored = []
     for record in records:
+        try:
+            _check_name(record.name)
+        except InputError as error:
+            result.problems.append(f"{path}: {record.kind}/{record.name[:60]}…: {error}")
+            continue
         artifact, created = _artifact_store(record, actor=actor)
         result.registered += created
         result.already += not created

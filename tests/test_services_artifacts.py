@@ -51,7 +51,7 @@ def test_manifest_line_is_the_cards_format_with_shingling(manifest_in_tmp):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("kind", ["", "Skill", "two__underscores", "with space"])
+@pytest.mark.parametrize("kind", ["", "Skill", "two__underscores", "with space", "k" * 51])
 def test_a_kind_that_is_not_a_slug_is_refused(kind):
     with pytest.raises(InputError):
         artifact_register(kind=kind, name="x", text="some text")
@@ -151,3 +151,12 @@ def test_export_then_import_elsewhere_round_trips(tmp_path):
     records = list(manifest_read(exported))
     assert all(isinstance(r, ArtifactRecord) for r in records)
     assert {r.key for r in records} == set(Artifact.objects.values_list("kind", "name", "sha256"))
+
+
+@pytest.mark.django_db
+def test_folder_import_reports_a_name_too_long_to_store(tmp_path):
+    (tmp_path / "a.md").write_text("---\nname: " + "n" * 300 + "\n---\n# A\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# B\n\nShip it on Tuesdays.\n", encoding="utf-8")
+    result = artifacts_import(path=tmp_path, kind="runbook")
+    assert result.registered == 1
+    assert "a name of 1 to 255 characters" in result.problems[0]
