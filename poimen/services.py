@@ -809,16 +809,19 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
             if record.review and record.review.verdict == Review.Verdict.FALSE_POSITIVE:
                 result.released_by_review += 1
                 continue
-            decided = verdict.decided_by
-            match = decided if not isinstance(decided, str) else verdict.best
-            kind = match.kind if not isinstance(decided, str) else decided
-            overlap = verdict.coverage[decided] if isinstance(decided, str) else match.overlap
+            checked = summarise(verdict)
+            kind, match = checked.decided_kind, checked.decided_match
+            if match is None:  # several artifacts of the kind together: name the largest part
+                match = next(m for m in checked.matches if m.kind == kind)
+                overlap = checked.coverage[kind]
+            else:
+                overlap = match.overlap
             result.offenders.append(
                 Offender(
                     record_id=record.pk,
                     source=record.source,
                     external_id=record.external_id,
-                    artifact=match.artifact.name,
+                    artifact=match.artifact[1],
                     kind=kind,
                     overlap=overlap,
                     threshold=db_filter.filter.threshold_for(kind),

@@ -224,3 +224,16 @@ def test_refilter_of_one_kind_excludes_a_record_stitched_from_two_skills(make_ar
     assert derived_verify().offenders == []
     threshold_change(kind="skill", value=1.0, reason="nothing is a copy")
     assert status("stitched") == "evidence"
+
+
+def test_verify_names_a_record_stitched_from_two_skills(make_artifact, tmp_path):
+    first, second = demo_skill("release-notes"), demo_skill("incident-review")
+    stitched = first[: len(first) // 2] + "\n\n" + second[len(second) // 2 :]
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"id": "stitched", "text": stitched}) + "\n")
+    make_artifact(name="release-notes")
+    make_artifact(name="incident-review")
+    records_ingest(paths=[path], filtered=False)
+    [offender] = derived_verify().offenders
+    assert offender.kind == "skill" and offender.overlap > 0.8
+    assert offender.artifact in {"release-notes", "incident-review"}
