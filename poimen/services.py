@@ -598,6 +598,13 @@ def _batches(queryset, size: int) -> Iterator[list]:
         last = page[-1].pk
 
 
+DECISION_FIELDS = ("derived", "status", "coverage", "best_overlap", "best_artifact_id")
+
+
+def _decision_of(record: Record) -> tuple:
+    return tuple(getattr(record, field) for field in DECISION_FIELDS)
+
+
 def records_refilter(
     *, kind: str | None = None, batch_size: int | None = None, actor=None
 ) -> RefilterResult:
@@ -611,7 +618,7 @@ def records_refilter(
     records = Record.objects.select_related("review")
     for page in _batches(records, batch_size):
         verdicts = [db_filter.filter.check(record.text) for record in page]
-        before = {r.pk: (r.derived, r.status, r.coverage) for r in page}
+        before = {r.pk: _decision_of(r) for r in page}
         with transaction.atomic():
             stale = Match.objects.filter(record__in=page)
             if kind is not None:
@@ -630,11 +637,12 @@ def records_refilter(
             Match.objects.bulk_create(matches)
             if kind is not None:
                 # The decision query reads coverage from the table: store the new one first.
-                Record.objects.bulk_update(page, ["coverage"])
+                covered = [r for r in page if r.coverage != before[r.pk][2]]
+                Record.objects.bulk_update(covered, ["coverage"])
                 _redo_best_and_derived(page, policies, kinds)
             events = []
             for record in page:
-                old_derived, old_status, _ = before[record.pk]
+                old_derived, old_status = before[record.pk][:2]
                 record.status = _status_for(record)
                 if record.status != old_status:
                     result.excluded += record.status == Record.Status.EXCLUDED
@@ -642,9 +650,9 @@ def records_refilter(
                     events.append(_status_event(record, old_status, cause="refilter", actor=actor))
                 elif record.derived != old_derived and record.review_id is not None:
                     result.kept_by_review += 1
-            Record.objects.bulk_update(
-                page, ["derived", "status", "coverage", "best_overlap", "best_artifact"]
-            )
+            # Most records come out as they went in: write only those that changed.
+            changed = [r for r in page if _decision_of(r) != before[r.pk]]
+            Record.objects.bulk_update(changed, list(DECISION_FIELDS))
             Event.objects.bulk_create(events)
         result.checked += len(page)
         result.matches += len(matches)
