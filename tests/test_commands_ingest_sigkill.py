@@ -86,7 +86,8 @@ def test_ingest_killed_midway_and_run_again_stores_every_record_once(database, i
     ingest = manage("ingest", str(input_file), "--batch-size", "50", env=env)
     deadline = time.monotonic() + 120
     while count("SELECT COUNT(*) FROM poimen_record") < 500:
-        assert ingest.poll() is None, "ingest finished before it could be killed"
+        if ingest.poll() is not None:
+            pytest.fail(f"ingest ended before it could be killed: {ingest.stderr.read().decode()}")
         assert time.monotonic() < deadline
         time.sleep(0.01)
     ingest.send_signal(signal.SIGKILL)
