@@ -53,6 +53,16 @@ def can_tune(user) -> bool:
     return user.has_perm("poimen.tune_threshold") or user.has_perm("poimen.change_kindpolicy")
 
 
+def can_review(user) -> bool:
+    """Verdicts need the reviewers' permission; everyone logged in may read."""
+    return user.has_perm("poimen.review_record")
+
+
+def _require_review(request) -> None:
+    if not can_review(request.user):
+        raise PermissionDenied("Verdicts need the permission to review records.")
+
+
 def render_page(request, template, context, *, fragments=("content",), status=200):
     """The whole page, or the one partial htmx targets (by the id of its element)."""
     if request.htmx and not request.htmx.history_restore_request:
@@ -137,6 +147,7 @@ def exclusions_bulk(request):
 
     The set is selected again on the server when the verdict is applied; if it no longer has
     the size the reviewer confirmed, they are asked again."""
+    _require_review(request)
     form = ListFilterForm(request.GET)
     filters = form.filters()
     queryset = selectors.exclusion_list(filters=filters)
@@ -328,6 +339,7 @@ def _after_verdict(request, record: Record, message: str):
 
 @require_POST
 def record_review(request, record_id: int):
+    _require_review(request)
     record = get_object_or_404(Record, pk=record_id)
     form = VerdictForm(request.POST)
     if not form.is_valid():
@@ -348,6 +360,7 @@ def record_review(request, record_id: int):
 
 @require_POST
 def record_undo(request, record_id: int):
+    _require_review(request)
     record = get_object_or_404(Record, pk=record_id)
     try:
         services.review_undo(record=record, actor=request.user)

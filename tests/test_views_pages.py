@@ -344,7 +344,7 @@ def test_list_pages_run_a_bounded_number_of_queries(
             best_artifact=desk_data["verbatim"].best_artifact,
         )
     logged_in.get(reverse(name))  # sessions, caches and content types warm
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(15):
         logged_in.get(reverse(name))
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(12):
         logged_in.get(reverse(name), **htmx_target("results"))

@@ -203,3 +203,23 @@ def test_bulk_verdict_refuses_a_verdict_it_does_not_offer(logged_in, desk_data):
     response = logged_in.post(url, {"verdict": "false_negative", "expected": 2})
     assert response.status_code == 400
     assert not Review.objects.exists()
+
+
+def test_a_user_without_the_review_permission_reads_but_cannot_judge(client, desk_data):
+    from django.contrib.auth.models import User
+
+    reader = User.objects.create_user("rea", password="only-reads-things")
+    client.force_login(reader)
+    record = desk_data["verbatim"]
+    page = client.get(reverse("exclusions"))
+    assert page.status_code == 200 and b'data-shortcut="c"' not in page.content
+    assert b"Confirm exclusion" not in client.get(reverse("record", args=[record.pk])).content
+    posts = [
+        (reverse("record_review", args=[record.pk]), {"verdict": "confirmed"}),
+        (reverse("record_undo", args=[record.pk]), {}),
+        (reverse("exclusions_bulk"), {"verdict": "confirmed", "expected": 2}),
+    ]
+    for url, data in posts:
+        assert client.post(url, data).status_code == 403, url
+    assert client.get(reverse("exclusions_bulk")).status_code == 403
+    assert refreshed(record).review is None
