@@ -119,6 +119,11 @@ def test_judge_by_keyboard_and_undo(
     expect(rows).to_have_count(2)
     first_id = int(rows.first.get_attribute("id").removeprefix("row-"))
 
+    page.keyboard.press("/")
+    expect(page.get_by_label("Search")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.get_by_label("Search")).not_to_be_focused()
+
     page.keyboard.press("j")
     expect(rows.first).to_have_class(re.compile(r"is-current"))
     page.keyboard.press("c")
