@@ -141,7 +141,7 @@ def test_records_span_several_batches(skills, tmp_path):
 def test_a_batch_that_fails_to_write_leaves_nothing_of_itself(skills, tmp_path, monkeypatch):
     rows = [{"id": f"r{i}", "text": demo_skill("incident-review") + f"\n{i}"} for i in range(4)]
     path = write_records(tmp_path / "copies.jsonl", rows)
-    from poimen import services
+    from poimen.services import ingest as services
 
     original = services.insert_all
     calls = []
@@ -208,7 +208,7 @@ def test_checking_in_worker_processes_stores_the_same_as_in_process(skills, tmp_
 def test_records_another_ingest_stored_meanwhile_are_counted_not_duplicated(
     make_record, tmp_path, monkeypatch
 ):
-    from poimen import services
+    from poimen.services import ingest as services
 
     make_record(source="records", external_id="a", text="stored by the other ingest")
     path = write_records(

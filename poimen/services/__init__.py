@@ -1,0 +1,51 @@
+"""Every write poimen makes goes through here: artifacts, ingest, refilter, thresholds, reviews.
+
+Keyword-only functions named <thing>_<action>, one module per job; import them from here.
+"""
+
+from poimen.services.artifacts import (
+    ImportResult,
+    RegisterResult,
+    artifact_name_from_text,
+    artifact_register,
+    artifacts_import,
+    manifest_export,
+)
+from poimen.services.common import InputError
+from poimen.services.decisions import (
+    Offender,
+    RefilterResult,
+    ThresholdBelowFloor,
+    ThresholdResult,
+    VerifyResult,
+    derived_verify,
+    records_refilter,
+    threshold_change,
+)
+from poimen.services.export import records_export
+from poimen.services.ingest import IngestResult, records_ingest
+from poimen.services.reviews import review_record, review_undo, reviews_bulk
+
+__all__ = [
+    "ImportResult",
+    "IngestResult",
+    "InputError",
+    "Offender",
+    "RefilterResult",
+    "RegisterResult",
+    "ThresholdBelowFloor",
+    "ThresholdResult",
+    "VerifyResult",
+    "artifact_name_from_text",
+    "artifact_register",
+    "artifacts_import",
+    "derived_verify",
+    "manifest_export",
+    "records_export",
+    "records_ingest",
+    "records_refilter",
+    "review_record",
+    "review_undo",
+    "reviews_bulk",
+    "threshold_change",
+]

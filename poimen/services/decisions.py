@@ -1,0 +1,291 @@
+"""The filter's decisions after ingest: refilter from the text, thresholds from the stored
+matches, and verify_derived, which checks the evidence from the text again."""
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+
+from poimen.bulk import keyset_pages
+from poimen.checking import summarise
+from poimen.filtering import Policies, derived_condition, filter_from_db, report_floor
+from poimen.models import (
+    Artifact,
+    Event,
+    KindPolicy,
+    Match,
+    Record,
+    Review,
+    ThresholdChange,
+)
+from poimen.services.common import InputError, batch_size_or_default, check_kind, status_in_force
+from poimen.services.ingest import apply_checked
+
+
+def _status_event(record: Record, old_status: str, *, cause: str, actor=None, data=None) -> Event:
+    """The one event a status change writes: derived_excluded when the filter now excludes."""
+    snapshot = {
+        "source": record.source,
+        "external_id": record.external_id,
+        "from": old_status,
+        "to": record.status,
+        "cause": cause,
+        "best_overlap": record.best_overlap,
+        **(data or {}),
+    }
+    excluded = record.status == Record.Status.EXCLUDED
+    best = record.best_artifact
+    return Event(
+        type=Event.Type.DERIVED_EXCLUDED if excluded else Event.Type.STATUS_CHANGED,
+        actor=actor,
+        record=record,
+        artifact=best,
+        kind=best.kind if best else "",
+        data=snapshot,
+    )
+
+
+@dataclass
+class RefilterResult:
+    checked: int = 0
+    excluded: int = 0
+    released: int = 0
+    matches: int = 0
+    kept_by_review: int = 0
+
+
+DECISION_FIELDS = ("derived", "status", "coverage", "best_overlap", "best_artifact_id")
+
+
+def _decision_of(record: Record) -> tuple:
+    return tuple(getattr(record, field) for field in DECISION_FIELDS)
+
+
+def records_refilter(
+    *, kind: str | None = None, batch_size: int | None = None, actor=None
+) -> RefilterResult:
+    """Check stored records again (against every artifact, or those of `kind`): matches are
+    replaced, decisions and statuses updated. A reviewer's verdict is never overridden."""
+    batch_size = batch_size_or_default(batch_size)
+    db_filter = filter_from_db(kind=kind)
+    policies = db_filter.policies
+    kinds = set(Artifact.objects.values_list("kind", flat=True))
+    result = RefilterResult()
+    records = Record.objects.select_related("review")
+    for page in keyset_pages(records, batch_size):
+        verdicts = [db_filter.filter.check(record.text) for record in page]
+        before = {r.pk: _decision_of(r) for r in page}
+        with transaction.atomic():
+            stale = Match.objects.filter(record__in=page)
+            if kind is not None:
+                stale = stale.filter(artifact__kind=kind)
+            stale.delete()
+            matches = []
+            for record, verdict in zip(page, verdicts, strict=True):
+                own = apply_checked(record, summarise(verdict), db_filter)
+                if kind is not None:
+                    # Only this kind was checked: keep what the record knows of the others.
+                    record.coverage = {
+                        **{k: v for k, v in before[record.pk][2].items() if k != kind},
+                        **record.coverage,
+                    }
+                matches.extend(own)
+            Match.objects.bulk_create(matches)
+            if kind is not None:
+                # The decision query reads coverage from the table: store the new one first.
+                covered = [r for r in page if r.coverage != before[r.pk][2]]
+                Record.objects.bulk_update(covered, ["coverage"])
+                _redo_best_and_derived(page, policies, kinds)
+            events = []
+            for record in page:
+                old_derived, old_status = before[record.pk][:2]
+                record.status = status_in_force(record)
+                if record.status != old_status:
+                    result.excluded += record.status == Record.Status.EXCLUDED
+                    result.released += record.status == Record.Status.EVIDENCE
+                    events.append(_status_event(record, old_status, cause="refilter", actor=actor))
+                elif record.derived != old_derived and record.review_id is not None:
+                    result.kept_by_review += 1
+            # Most records come out as they went in: write only those that changed.
+            changed = [r for r in page if _decision_of(r) != before[r.pk]]
+            Record.objects.bulk_update(changed, list(DECISION_FIELDS))
+            Event.objects.bulk_create(events)
+        result.checked += len(page)
+        result.matches += len(matches)
+    return result
+
+
+def _redo_best_and_derived(page: list[Record], policies: Policies, kinds: set[str]) -> None:
+    """After matches of one kind were replaced: best match and decision from all stored ones."""
+    ids = [r.pk for r in page]
+    derived_ids = set(
+        Record.objects.filter(pk__in=ids)
+        .filter(derived_condition(policies, kinds))
+        .values_list("pk", flat=True)
+    )
+    best = {}
+    for match in Match.objects.filter(record_id__in=ids).order_by("record_id", "-overlap"):
+        best.setdefault(match.record_id, match)
+    for record in page:
+        record.derived = record.pk in derived_ids
+        top = best.get(record.pk)
+        record.best_overlap = round(top.overlap, 6) if top else 0.0
+        record.best_artifact_id = top.artifact_id if top else None
+
+
+@dataclass
+class ThresholdResult:
+    kind: str
+    old: float
+    new: float
+    excluded: int = 0
+    released: int = 0
+    kept_by_review: int = 0
+
+
+class ThresholdBelowFloor(InputError):
+    """A threshold the stored matches cannot show the effect of."""
+
+
+def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> ThresholdResult:
+    """Set `kind`'s threshold and apply it from the stored matches (no re-shingling): records
+    the new value excludes or releases change status, each with an event, unless a reviewer's
+    verdict holds them. Writes a ThresholdChange and a threshold_changed event."""
+    check_kind(kind)
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"a threshold is between 0 and 1, not {value}")
+    floor = report_floor()
+    if value < floor:
+        raise ThresholdBelowFloor(
+            f"{value} is below the reporting floor {floor}: pairs under the floor were never "
+            f"stored, so this threshold cannot be applied from them. Lower POIMEN_REPORT_FLOOR "
+            f"and run `refilter` first"
+        )
+    if not (reason or "").strip():
+        raise InputError("a threshold change needs a reason")
+    with transaction.atomic():
+        policy, _ = KindPolicy.objects.select_for_update(of=("self",)).get_or_create(kind=kind)
+        old = policy.threshold
+        policy.threshold = value
+        policy.save(update_fields=["threshold"])
+        ThresholdChange.objects.create(kind=kind, old=old, new=value, reason=reason, actor=actor)
+        Event.objects.create(
+            type=Event.Type.THRESHOLD_CHANGED,
+            actor=actor,
+            kind=kind,
+            data={"old": old, "new": value, "reason": reason},
+        )
+        result = ThresholdResult(kind=kind, old=old, new=value)
+        _threshold_apply(kind, value, old, reason, actor, result)
+    return result
+
+
+def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -> None:
+    policies = Policies.load()
+    kinds = set(Artifact.objects.values_list("kind", flat=True)) | {kind}
+    touched = Record.objects.filter(
+        Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
+        | Q(coverage__has_key=kind)
+    )
+    # Positive filters only: negating JSON key lookups would drop the rows where a key is
+    # missing (SQL NULL), so the released are "derived and not among the derived now".
+    derived_now = touched.filter(derived_condition(policies, kinds)).values("pk")
+    flips = [
+        (touched.filter(derived=False, pk__in=derived_now), True),
+        (touched.filter(derived=True).exclude(pk__in=derived_now), False),
+    ]
+    event_data = {"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason}
+    for queryset, derived in flips:
+        ids = list(queryset.values_list("pk", flat=True))
+        for start in range(0, len(ids), 1000):
+            chunk = list(
+                Record.objects.filter(pk__in=ids[start : start + 1000]).select_related(
+                    "review", "best_artifact"
+                )
+            )
+            events = []
+            for record in chunk:
+                old_status = record.status
+                record.derived = derived
+                record.status = status_in_force(record)
+                if record.status != old_status:
+                    result.excluded += derived
+                    result.released += not derived
+                    events.append(
+                        _status_event(
+                            record,
+                            old_status,
+                            cause="threshold_changed",
+                            actor=actor,
+                            data=event_data,
+                        )
+                    )
+                else:
+                    result.kept_by_review += 1
+            Record.objects.bulk_update(chunk, ["derived", "status"])
+            Event.objects.bulk_create(events)
+    Match.objects.filter(artifact__kind=kind).update(threshold=value)
+
+
+@dataclass(frozen=True)
+class Offender:
+    record_id: int
+    source: str
+    external_id: str
+    artifact: str
+    kind: str
+    overlap: float
+    threshold: float
+
+    def __str__(self) -> str:
+        return (
+            f"{self.source}:{self.external_id} matches {self.kind}/{self.artifact} "
+            f"(overlap {self.overlap:.3f} > threshold {self.threshold})"
+        )
+
+
+@dataclass
+class VerifyResult:
+    checked: int = 0
+    released_by_review: int = 0
+    offenders: list[Offender] = field(default_factory=list)
+
+
+def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
+    """The card's `mem verify --derived-filter`: from the text, with today's artifacts and
+    thresholds, no evidence record may be derived. Records a reviewer released (false
+    positive) are counted apart; every other derived evidence record is an offender."""
+    db_filter = filter_from_db()
+    result = VerifyResult()
+    evidence = Record.objects.filter(status=Record.Status.EVIDENCE).select_related("review")
+    for page in keyset_pages(
+        evidence.only("pk", "source", "external_id", "text", "review"), batch_size
+    ):
+        for record in page:
+            result.checked += 1
+            verdict = db_filter.filter.check(record.text)
+            if not verdict.derived:
+                continue
+            if record.review and record.review.verdict == Review.Verdict.FALSE_POSITIVE:
+                result.released_by_review += 1
+                continue
+            checked = summarise(verdict)
+            kind, match = checked.decided_kind, checked.decided_match
+            if match is None:  # several artifacts of the kind together: name the largest part
+                match = next(m for m in checked.matches if m.kind == kind)
+                overlap = checked.coverage[kind]
+            else:
+                overlap = match.overlap
+            result.offenders.append(
+                Offender(
+                    record_id=record.pk,
+                    source=record.source,
+                    external_id=record.external_id,
+                    artifact=match.artifact[1],
+                    kind=kind,
+                    overlap=overlap,
+                    threshold=db_filter.filter.threshold_for(kind),
+                )
+            )
+    return result

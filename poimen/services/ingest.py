@@ -1,0 +1,314 @@
+"""records_ingest: read, check (in this process or in workers), write batch by batch.
+
+The matcher runs outside transactions; each batch's records, matches and events are written in
+one transaction, so a run killed midway leaves whole batches behind and a re-run adds exactly
+what is missing.
+"""
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from poimen.bulk import existing_record_keys, insert_all
+from poimen.checking import BatchChecker, Checked
+from poimen.filtering import (
+    DbFilter,
+    Policies,
+    filter_from_db,
+    report_floor,
+    stored_coverage,
+)
+from poimen.models import (
+    Artifact,
+    Event,
+    IngestRun,
+    Match,
+    Record,
+)
+from poimen.readers import (
+    MAX_SOURCE,
+    Candidate,
+    Problem,
+    Skipped,
+    content_sha256,
+    read_sources,
+)
+from poimen.services.common import InputError, batch_size_or_default
+
+# Problems beyond this many are counted, not kept: memory stays flat on a broken input.
+KEPT_PROBLEMS = 200
+
+
+@dataclass
+class IngestResult:
+    run: IngestRun | None = None
+    read: int = 0
+    new: int = 0
+    already: int = 0
+    skipped: int = 0
+    errors: int = 0
+    excluded: Counter = field(default_factory=Counter)
+    skipped_by: Counter = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+
+    def as_counts(self) -> dict:
+        return {
+            "read": self.read,
+            "new": self.new,
+            "already": self.already,
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "excluded": dict(sorted(self.excluded.items())),
+            "skipped_by": dict(sorted(self.skipped_by.items())),
+        }
+
+
+def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -> tuple[int, dict]:
+    """The decisive artifact's id and the event data of a derived_excluded event."""
+    kind, match = checked.decided_kind, checked.decided_match
+    if match is None:  # decided by the kind's coverage: name its best artifact
+        match = next((m for m in checked.matches if m.kind == kind), None)
+        overlap, how = checked.coverage[kind], "coverage"
+    else:
+        overlap, how = match.overlap, "overlap"
+    artifact = match.artifact if match else None
+    return db_filter.artifact_ids[artifact] if artifact else None, {
+        "source": record.source,
+        "external_id": record.external_id,
+        "source_path": record.source_path,
+        "position": record.position,
+        "session": record.session,
+        "role": record.role,
+        "artifact": (
+            {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
+        ),
+        "overlap": round(overlap, 6),
+        "threshold": db_filter.policies.threshold_for(kind),
+        "decided_by": how,
+        "shared": match.shared if match else None,
+    }
+
+
+# Record's attributes in field order with their defaults: a model built from positional
+# values skips the keyword path of Model.__init__, a third of ingest's own time per record.
+_RECORD_ATTNAMES = [field.attname for field in Record._meta.concrete_fields]
+_RECORD_DEFAULTS = {field.attname: field.get_default() for field in Record._meta.concrete_fields}
+
+
+def _record_from(candidate: Candidate, run: IngestRun) -> Record:
+    values = {
+        **_RECORD_DEFAULTS,
+        "run_id": run.pk,
+        "source": candidate.source,
+        "external_id": candidate.external_id,
+        "source_path": candidate.source_path[:1000],
+        "position": candidate.position,
+        "session": candidate.session[:255],
+        "role": candidate.role[:50],
+        "metadata": candidate.metadata,
+        "text": candidate.text,
+        "sha256": content_sha256(candidate.text),
+        "coverage": {},  # a dict of its own, never the shared default
+    }
+    return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
+
+
+def apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list[Match]:
+    """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
+    floor = report_floor()
+    kept = [m for m in checked.matches if m.overlap >= floor]
+    record.derived = checked.derived
+    record.coverage = stored_coverage(checked.coverage, checked.matches)
+    best = max(kept, key=lambda m: m.overlap, default=None)
+    record.best_overlap = round(best.overlap, 6) if best else 0.0
+    record.best_artifact_id = db_filter.artifact_ids[best.artifact] if best else None
+    return [
+        Match(
+            record=record,
+            artifact_id=db_filter.artifact_ids[m.artifact],
+            overlap=m.overlap,
+            artifact_containment=m.artifact_containment,
+            record_containment=m.record_containment,
+            shared=m.shared,
+            threshold=m.threshold,
+        )
+        for m in kept
+    ]
+
+
+def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) -> list[Candidate]:
+    """The candidates not stored yet, nor earlier in this input, nor in a batch still in flight."""
+    seen = in_flight | existing_record_keys({(c.source, c.external_id) for c in batch})
+    fresh = []
+    for candidate in batch:
+        key = (candidate.source, candidate.external_id)
+        if key in seen:
+            result.already += 1
+            continue
+        seen.add(key)
+        fresh.append(candidate)
+    return fresh
+
+
+def _write_batch(
+    fresh: list[Candidate],
+    checked: list[Checked] | None,
+    *,
+    run: IngestRun,
+    db_filter: DbFilter | None,
+    result: IngestResult,
+) -> None:
+    """Store one batch's records, matches and exclusion events in one transaction."""
+    records = [_record_from(candidate, run) for candidate in fresh]
+    matches, exclusions = [], []
+    for record, verdict in zip(records, checked or [None] * len(records), strict=True):
+        if verdict is None:
+            continue
+        matches.extend(apply_checked(record, verdict, db_filter))
+        if verdict.derived:
+            record.status = Record.Status.EXCLUDED
+            exclusions.append((record, verdict))
+
+    with transaction.atomic():
+        insert_all(records)
+        for match in matches:
+            match.record_id = match.record.pk
+        insert_all(matches)
+        events = []
+        for record, verdict in exclusions:
+            artifact_id, data = _exclusion_snapshot(record, verdict, db_filter)
+            data["run"] = run.pk
+            events.append(
+                Event(
+                    type=Event.Type.DERIVED_EXCLUDED,
+                    run=run,
+                    record=record,
+                    artifact_id=artifact_id,
+                    kind=verdict.decided_kind,
+                    data=data,
+                )
+            )
+        insert_all(events)
+    result.new += len(records)
+    for _, verdict in exclusions:
+        result.excluded[verdict.decided_kind] += 1
+
+
+def _write_batch_once(fresh, checked, *, run, db_filter, result: IngestResult) -> None:
+    """Write a batch; when another ingest stored some of its records meanwhile (the unique
+    constraint says so), write the rest and count those as already ingested."""
+    try:
+        _write_batch(fresh, checked, run=run, db_filter=db_filter, result=result)
+    except IntegrityError:
+        stored = existing_record_keys({(c.source, c.external_id) for c in fresh})
+        keep = [i for i, c in enumerate(fresh) if (c.source, c.external_id) not in stored]
+        if len(keep) == len(fresh):
+            raise  # not a race with another ingest: a real error
+        result.already += len(fresh) - len(keep)
+        _write_batch(
+            [fresh[i] for i in keep],
+            [checked[i] for i in keep] if checked is not None else None,
+            run=run,
+            db_filter=db_filter,
+            result=result,
+        )
+
+
+def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> Iterator[list]:
+    """Candidates in batches of `size`; skips and problems are counted on the way."""
+    batch: list[Candidate] = []
+    for item in items:
+        if isinstance(item, Candidate):
+            result.read += 1
+            batch.append(item)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        elif isinstance(item, Skipped):
+            result.skipped += 1
+            result.skipped_by[item.what] += 1
+        elif isinstance(item, Problem):
+            result.errors += 1
+            if len(result.problems) < KEPT_PROBLEMS:
+                result.problems.append(str(item))
+            if on_problem:
+                on_problem(str(item))
+    if batch:
+        yield batch
+
+
+def records_ingest(
+    *,
+    paths: Iterable[str | Path],
+    source: str | None = None,
+    filtered: bool = True,
+    batch_size: int | None = None,
+    workers: int | None = None,
+    actor=None,
+    on_problem: Callable[[str], None] | None = None,
+    on_progress: Callable[[IngestResult], None] | None = None,
+) -> IngestResult:
+    """Read `paths`, check each new record against every artifact, store records, matches and
+    exclusion events batch by batch. Records already ingested (same source and id) are left.
+
+    With `workers`, batches are checked in that many forked processes while this one reads
+    and writes; the results are written in input order either way."""
+    paths = [str(p) for p in paths]
+    batch_size = batch_size_or_default(batch_size)
+    workers = settings.POIMEN_INGEST_WORKERS if workers is None else workers
+    if workers < 0:
+        raise InputError(f"workers is 0 (check in this process) or more, not {workers}")
+    if source is not None and not 0 < len(source) <= MAX_SOURCE:
+        raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
+    db_filter = filter_from_db() if filtered else None
+    policies = db_filter.policies if db_filter else Policies.load()
+    run = IngestRun.objects.create(
+        source=(source or ", ".join(paths))[:255],
+        filtered=filtered,
+        thresholds={
+            kind: policies.threshold_for(kind)
+            for kind in set(policies.thresholds)
+            | set(Artifact.objects.values_list("kind", flat=True))
+        },
+    )
+    if not filtered:
+        Event.objects.create(
+            type=Event.Type.FILTER_DISABLED,
+            actor=actor,
+            run=run,
+            data={"run": run.pk, "paths": paths, "source": source},
+        )
+    result = IngestResult(run=run)
+    items = read_sources(
+        paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
+    )
+    batches = _candidate_batches(items, batch_size, result, on_problem)
+
+    def write(done):
+        for fresh, checked in done:
+            for candidate in fresh:
+                in_flight.discard((candidate.source, candidate.external_id))
+            _write_batch_once(fresh, checked, run=run, db_filter=db_filter, result=result)
+            if on_progress:
+                on_progress(result)
+
+    in_flight: set = set()
+    if db_filter is None:
+        for batch in batches:
+            write([(_fresh_only(batch, in_flight, result), None)])
+    else:
+        with BatchChecker(db_filter.filter, workers=workers) as checker:
+            for batch in batches:
+                fresh = _fresh_only(batch, in_flight, result)
+                in_flight.update((c.source, c.external_id) for c in fresh)
+                write(checker.submit(fresh, [c.text for c in fresh]))
+            write(checker.drain())
+    run.counts = result.as_counts()
+    run.finished_at = timezone.now()
+    run.save(update_fields=["counts", "finished_at"])
+    return result

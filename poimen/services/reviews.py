@@ -1,0 +1,114 @@
+"""Reviewers' verdicts: they outrank the filter until someone changes them; an event each."""
+
+from django.db import transaction
+
+from poimen.models import Event, Record, Review
+from poimen.services.common import InputError, status_in_force
+
+REVIEW_EVENTS = {
+    Review.Verdict.CONFIRMED: Event.Type.REVIEW_CONFIRMED,
+    Review.Verdict.FALSE_POSITIVE: Event.Type.REVIEW_FALSE_POSITIVE,
+    Review.Verdict.FALSE_NEGATIVE: Event.Type.REVIEW_FALSE_NEGATIVE,
+}
+
+
+def _review_snapshot(record: Record, old_status: str) -> dict:
+    best = record.best_artifact
+    return {
+        "source": record.source,
+        "external_id": record.external_id,
+        "from": old_status,
+        "to": record.status,
+        "derived": record.derived,
+        "best_overlap": record.best_overlap,
+        "artifact": {"kind": best.kind, "name": best.name} if best else None,
+    }
+
+
+def _review_apply(record: Record, verdict, actor, note: str) -> Review:
+    review = Review.objects.create(record=record, verdict=verdict, note=note, reviewer=actor)
+    old_status = record.status
+    record.review = review
+    record.status = review.status
+    record.save(update_fields=["review", "status"])
+    best = record.best_artifact
+    Event.objects.create(
+        type=REVIEW_EVENTS[verdict],
+        actor=actor,
+        record=record,
+        artifact=best,
+        kind=best.kind if best else "",
+        data={**_review_snapshot(record, old_status), "verdict": verdict.value, "note": note},
+    )
+    return review
+
+
+def _verdict(value: str) -> Review.Verdict:
+    try:
+        return Review.Verdict(value)
+    except ValueError:
+        choices = ", ".join(Review.Verdict.values)
+        raise InputError(f"verdict {value!r} is not one of {choices}") from None
+
+
+def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Review:
+    """A reviewer's verdict: it outranks the filter until someone changes it; an event each."""
+    verdict = _verdict(verdict)
+    with transaction.atomic():
+        record = (
+            Record.objects.select_for_update(of=("self",))
+            .select_related("best_artifact")
+            .get(pk=record.pk)
+        )
+        return _review_apply(record, verdict, actor, note)
+
+
+def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
+    """The same verdict on every record of a queryset (one transaction); returns how many."""
+    verdict = _verdict(verdict)
+    applied = 0
+    with transaction.atomic():
+        ids = list(records.order_by("pk").values_list("pk", flat=True))
+        for start in range(0, len(ids), 500):
+            chunk = (
+                Record.objects.select_for_update(of=("self",))
+                .select_related("best_artifact")
+                .filter(pk__in=ids[start : start + 500])
+                .order_by("pk")
+            )
+            for record in chunk:
+                _review_apply(record, verdict, actor, note)
+                applied += 1
+    return applied
+
+
+def review_undo(*, record: Record, actor, note: str = "") -> Record:
+    """Withdraw the verdict in force: the filter's decision holds again (a new event, the old
+    review kept)."""
+    with transaction.atomic():
+        record = (
+            Record.objects.select_for_update(of=("self",))
+            .select_related("review", "best_artifact")
+            .get(pk=record.pk)
+        )
+        if record.review_id is None:
+            raise InputError("this record has no review to undo")
+        undone = record.review
+        old_status = record.status
+        record.review = None
+        record.status = status_in_force(record)
+        record.save(update_fields=["review", "status"])
+        best = record.best_artifact
+        Event.objects.create(
+            type=Event.Type.REVIEW_UNDONE,
+            actor=actor,
+            record=record,
+            artifact=best,
+            kind=best.kind if best else "",
+            data={
+                **_review_snapshot(record, old_status),
+                "undone": {"verdict": undone.verdict, "review": undone.pk},
+                "note": note,
+            },
+        )
+    return record
