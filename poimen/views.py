@@ -223,12 +223,20 @@ def _export_row(record: Record) -> dict:
     }
 
 
+def _spreadsheet_safe(value):
+    """Record fields come from transcripts: a cell starting like a formula is quoted, so a
+    spreadsheet opening the export shows it instead of running it."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def _csv_lines(records):
     buffer = StringIO()
     writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS)
     writer.writeheader()
     for record in records:
-        writer.writerow(_export_row(record))
+        writer.writerow({k: _spreadsheet_safe(v) for k, v in _export_row(record).items()})
         if buffer.tell() > 64 * 1024:
             yield buffer.getvalue()
             buffer.seek(0)
@@ -436,11 +444,23 @@ def tuning_kind(request, kind: str):
     change_form = ThresholdChangeForm(request.POST or None, floor=floor)
     if request.method == "POST" and change_form.is_valid():
         value = change_form.cleaned_data["value"]
-        services.threshold_change(
-            kind=kind, value=value, reason=change_form.cleaned_data["reason"], actor=request.user
-        )
-        messages.success(request, f"Threshold for {kind}: {current:g} → {value:g}.")
-        return redirect("tuning_kind", kind=kind)
+        try:
+            result = services.threshold_change(
+                kind=kind,
+                value=value,
+                reason=change_form.cleaned_data["reason"],
+                actor=request.user,
+            )
+        except ValidationError as error:
+            change_form.add_error("value", " ".join(error.messages))
+        else:
+            messages.success(
+                request,
+                f"Threshold for {kind}: {current:g} → {value:g}. {result.excluded:,} newly "
+                f"excluded, {result.released:,} released, {result.kept_by_review:,} kept as "
+                "reviewers judged them.",
+            )
+            return redirect("tuning_kind", kind=kind)
 
     raw_value = request.POST.get("value") if request.method == "POST" else request.GET.get("value")
     preview_form = ThresholdPreviewForm(

@@ -348,3 +348,18 @@ def test_list_pages_run_a_bounded_number_of_queries(
         logged_in.get(reverse(name))
     with django_assert_max_num_queries(12):
         logged_in.get(reverse(name), **htmx_target("results"))
+
+
+def test_csv_export_quotes_cells_that_a_spreadsheet_would_run(logged_in, desk_data, make_record):
+    make_record(
+        text="=HYPERLINK(evil)",
+        source="=cmd|' /C calc'!A0",
+        status="excluded",
+        derived=True,
+        best_overlap=0.9,
+        best_artifact=desk_data["verbatim"].best_artifact,
+    )
+    response = logged_in.get(reverse("export") + "?list=exclusions&download=1")
+    body = b"".join(response.streaming_content).decode()
+    assert "'=cmd|" in body
+    assert "\n=cmd" not in body and ",=cmd" not in body
