@@ -160,7 +160,7 @@ def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
     assert user.groups.filter(name="reviewers").exists()
     assert user.has_perm("poimen.review_record") and user.has_perm("poimen.tune_threshold")
     again, _ = run("demo", "--no-serve")
-    assert "new 0, already ingested 21" in again
+    assert "new 0, already ingested 22" in again
 
 
 class Terminal(io.StringIO):
