@@ -117,6 +117,7 @@ def test_no_page_has_inline_script_or_style(logged_in, desk_data):
         assert " style=" not in html, url
         assert "<style" not in html, url
         assert " onclick=" not in html and " hx-on" not in html, url
+        assert "{#" not in html and "{%" not in html, url  # no template syntax leaks
 
 
 def test_record_text_is_escaped_everywhere(logged_in, desk_data):
