@@ -182,3 +182,25 @@ def test_refilter_after_an_unfiltered_ingest_makes_verify_pass(copies):
     out, _ = run("refilter")
     assert out.startswith("checked 2: 1 newly excluded")
     assert exit_code("verify_derived") == 0
+
+
+def test_an_artifact_that_cannot_be_matched_stops_the_commands_with_exit_2(copies):
+    from django.utils import timezone
+
+    Artifact.objects.create(
+        kind="skill",
+        name="old-format",
+        sha256="0" * 64,
+        shingle_normaliser="norm-v0",
+        shingle_k=5,
+        shingle_hash="xxh3-64-mix-v1",
+        shingles=b"\0" * 80,
+        n_tokens=14,
+        emitted_at=timezone.now(),
+    )
+    with pytest.raises(CommandError, match="skill/old-format") as raised:
+        run("ingest", str(copies))
+    assert raised.value.returncode == 2
+    assert not Record.objects.exists()
+    assert exit_code("refilter") == 2
+    assert exit_code("verify_derived") == 2

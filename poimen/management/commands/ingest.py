@@ -2,6 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.filtering import ArtifactUnusable
 from poimen.services import InputError, records_ingest
 
 FILTER_OFF_WARNING = (
@@ -47,7 +48,7 @@ class Command(BaseCommand):
                 on_problem=lambda problem: self.stderr.write(problem),
                 on_progress=progress,
             )
-        except InputError as error:
+        except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
         if progress:
             progress.done()

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.filtering import ArtifactUnusable
 from poimen.services import InputError, records_refilter
 
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
     def handle(self, *args, kind, batch_size, **options):
         try:
             result = records_refilter(kind=kind, batch_size=batch_size)
-        except InputError as error:
+        except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
         self.stdout.write(
             f"checked {result.checked}: {result.excluded} newly excluded, "

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.filtering import ArtifactUnusable
 from poimen.services import derived_verify
 
 
@@ -10,7 +11,10 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        result = derived_verify()
+        try:
+            result = derived_verify()
+        except ArtifactUnusable as error:
+            raise CommandError(str(error), returncode=2) from None
         for offender in result.offenders:
             self.stdout.write(str(offender))
         released = (
