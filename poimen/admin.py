@@ -30,6 +30,7 @@ class KindPolicyAdmin(admin.ModelAdmin):
 @admin.register(ThresholdChange)
 class ThresholdChangeAdmin(admin.ModelAdmin):
     list_display = ["kind", "old", "new", "actor", "created_at", "reason"]
+    list_select_related = ["actor"]
     list_filter = ["kind"]
 
 
@@ -50,12 +51,14 @@ class RecordAdmin(admin.ModelAdmin):
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = ["record", "artifact", "overlap", "shared", "threshold"]
+    list_select_related = ["record", "artifact"]
     raw_id_fields = ["record", "artifact"]
 
 
 @admin.register(Review)
 class ReviewAdmin(admin.ModelAdmin):
     list_display = ["record", "verdict", "reviewer", "created_at"]
+    list_select_related = ["record", "reviewer"]
     list_filter = ["verdict"]
     raw_id_fields = ["record"]
 
@@ -65,6 +68,7 @@ class EventAdmin(admin.ModelAdmin):
     """Append-only, like django.contrib.admin's LogEntry: viewable, never edited here."""
 
     list_display = ["type", "kind", "record", "artifact", "actor", "created_at"]
+    list_select_related = ["record", "artifact", "actor"]
     list_filter = ["type", "kind"]
 
     def has_add_permission(self, request):
