@@ -169,7 +169,9 @@
         break;
       case "Enter":
       case "o":
-        if (!currentRow()) {
+        // Enter on a focused link or button is that control's own, never ours.
+        var onControl = event.target.closest && event.target.closest("a, button, summary");
+        if (!currentRow() || (event.key === "Enter" && onControl)) {
           return;
         }
         whenSettled(function () {
