@@ -138,6 +138,7 @@ def test_judge_by_keyboard_and_undo(
     # On the record view: f releases it and moves on to the next record of the list.
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"/records/{first_id}/"))
+    page.wait_for_load_state("load")
     page.keyboard.press("?")
     expect(page.locator("#keys-help")).to_be_visible()
     page.keyboard.press("?")
@@ -152,6 +153,7 @@ def test_judge_by_keyboard_and_undo(
     expect(page.locator(".messages")).to_contain_text(f"Record #{first_id}")
     assert Record.objects.get(pk=first_id).status == "evidence"
     # A mis-key costs one key: u on the next record undoes the verdict just given.
+    page.wait_for_load_state("load")  # the keys listen once the page's script has run
     page.keyboard.press("u")
     expect(page.locator(".messages")).to_contain_text("undone")
     assert Record.objects.get(pk=first_id).status == "excluded"
