@@ -98,14 +98,32 @@ def filter_from_db(*, kind: str | None = None) -> DbFilter:
     artifacts = Artifact.objects.order_by("pk")
     if kind is not None:
         artifacts = artifacts.filter(kind=kind)
-    ids = {}
+    ids, reshingled = {}, []
     for artifact in artifacts.iterator(chunk_size=500):
+        record = artifact_to_record(artifact)
         try:
-            derived_filter.add(artifact_to_record(artifact))
+            added = derived_filter.add(record)
         except ShinglingMismatch as error:
             raise ArtifactUnusable(str(error)) from None
+        if added.params != record.params:
+            reshingled.append((artifact.pk, added))
         ids[(artifact.kind, artifact.name, artifact.sha256)] = artifact.pk
+    _store_reshingled(reshingled)
     return DbFilter(filter=derived_filter, artifact_ids=ids, policies=policies)
+
+
+def _store_reshingled(reshingled: list[tuple[int, ArtifactRecord]]) -> None:
+    """Keep shingles the filter had to make again from the text (after the shingling
+    parameters changed), so that it is done once, not on every run."""
+    for pk, record in reshingled:
+        fresh = artifact_from_record(record)
+        Artifact.objects.filter(pk=pk).update(
+            shingle_normaliser=fresh.shingle_normaliser,
+            shingle_k=fresh.shingle_k,
+            shingle_hash=fresh.shingle_hash,
+            shingles=fresh.shingles,
+            n_tokens=fresh.n_tokens,
+        )
 
 
 def stored_coverage(coverage: dict[str, float], matches: Iterable) -> dict[str, dict]:

@@ -160,3 +160,17 @@ def test_folder_import_reports_a_name_too_long_to_store(tmp_path):
     result = artifacts_import(path=tmp_path, kind="runbook")
     assert result.registered == 1
     assert "a name of 1 to 255 characters" in result.problems[0]
+
+
+@pytest.mark.django_db
+def test_artifacts_shingled_under_old_params_are_made_again_once_and_kept(make_artifact):
+    from poimen.filtering import filter_from_db
+
+    artifact = make_artifact(name="release-notes")
+    Artifact.objects.filter(pk=artifact.pk).update(shingle_k=7, shingles=b"\0" * 8)
+    assert filter_from_db().filter.check(demo_skill("release-notes")).derived
+    stored = Artifact.objects.get(pk=artifact.pk)
+    assert stored.shingle_k == 5
+    assert len(bytes(stored.shingles)) == 8 * len(
+        ArtifactRecord.from_text(kind="skill", name="x", text=artifact.text).shingles
+    )
