@@ -8,8 +8,8 @@ from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align, covered
 from filter.artifacts import ArtifactRecord
 from filter.errors import ShinglingMismatch
 from filter.index import ShingleIndex
-from filter.normalise import words
-from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_hashes
+from filter.normalise import word_bytes
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, batch_shingle_hashes
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,19 +128,27 @@ class DerivedFilter:
         return artifact
 
     def check(self, text: str) -> Verdict:
-        tokens = words(text)
-        return self.check_shingles(shingle_hashes(tokens, self.params.k), len(tokens))
+        return self.check_many([text])[0]
 
-    def check_shingles(self, shingles: np.ndarray, n_tokens: int) -> Verdict:
-        """The verdict for a record given as its shingles (under this filter's params)."""
-        if not len(shingles) or not self.artifacts:
-            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+    def check_many(self, texts: list[str]) -> list[Verdict]:
+        """The verdict for each text, as check() gives it, for a fraction of the cost per text:
+        the hashing, the first lookup and the choice of candidates run once for the batch."""
+        token_lists = [word_bytes(text) for text in texts]
+        n_tokens = [len(tokens) for tokens in token_lists]
+        verdicts = [Verdict(derived=False, matches=[], n_tokens=n) for n in n_tokens]
+        shingles, firsts = batch_shingle_hashes(token_lists, self.params.k)
+        if not self.artifacts or not len(shingles):
+            return verdicts
         # Candidates first, by the shingles that are not boilerplate; only a record that has
         # candidates pays for all of its postings.
-        _, artifact_no, _, _ = self._index.lookup(shingles, max_run=self._max_run())
-        candidates = self._candidates(artifact_no, n_tokens)
-        if not candidates:
-            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+        query, artifact_no, _, _ = self._index.lookup(shingles, max_run=self._max_run())
+        owner = np.searchsorted(firsts, query, side="right") - 1
+        for record, numbers in self._candidates(owner, artifact_no, n_tokens):
+            record_shingles = shingles[firsts[record] : firsts[record + 1]]
+            verdicts[record] = self._verdict(record_shingles, numbers, n_tokens[record])
+        return verdicts
+
+    def _verdict(self, shingles: np.ndarray, candidates: list[int], n_tokens: int) -> Verdict:
         record_pos, artifact_no, artifact_pos, _ = self._index.lookup(shingles)
         matches = []
         for number in candidates:
@@ -156,8 +164,9 @@ class DerivedFilter:
         """Postings beyond which a shingle is boilerplate for choosing candidates."""
         return max(64, len(self.artifacts) // 100)
 
-    def _candidates(self, artifact_no: np.ndarray, n_tokens: int) -> list[int]:
-        """The artifacts that could make a Match count, judged by their distinctive anchors.
+    def _candidates(self, owner: np.ndarray, artifact_no: np.ndarray, n_tokens: list[int]):
+        """(record, [artifact numbers]) for the records with artifacts that could make a Match
+        count, judged by their distinctive anchors (`owner` says whose record each is).
 
         Boilerplate (a shingle in more than max(64, 1%) of the artifacts) does not make an
         artifact a candidate: the anchors that do are those it shares with few others. Among
@@ -173,18 +182,18 @@ class DerivedFilter:
             min_shared = np.array(self._artifact_min_shared, dtype=np.int64)
             self._candidate_arrays = (tokens, min_shared)
         if len(artifact_no) < MIN_ANCHORS:
-            return []
-        if len(artifact_no) * 8 >= len(tokens):
-            # Many postings: count them per artifact in one pass over an array as long as the
-            # artifacts, which beats sorting the postings.
-            counts = np.bincount(artifact_no, minlength=len(tokens))
-            numbers = np.flatnonzero(counts)
-            counts = counts[numbers]
-        else:
-            numbers, counts = np.unique(artifact_no, return_counts=True)
-        smaller = np.minimum(tokens[numbers], n_tokens)
+            return
+        pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
+        records, numbers = np.divmod(pairs, len(tokens))
+        smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])
         keep = (counts >= min_shared[numbers]) & (counts * MAX_GAP >= self.min_overlap * smaller)
-        return numbers[keep].tolist()
+        records, numbers = records[keep].tolist(), numbers[keep].tolist()
+        # pairs are sorted, so each record's candidates are together
+        start = 0
+        for end in range(1, len(records) + 1):
+            if end == len(records) or records[end] != records[start]:
+                yield records[start], numbers[start:end]
+                start = end
 
     def _measure(self, number, record_pos, artifact_pos, n_tokens) -> Match | None:
         artifact = self.artifacts[number]

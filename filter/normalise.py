@@ -26,13 +26,13 @@ _QUOTES = r"(?:[^\S\n]*>)*"
 # Every line-start rule begins with the newline before the line (strip_markup puts one before
 # the first line), and the tag rule with "<": the regex engine can then skip ahead to those two
 # characters instead of trying every rule at every position.
+_FENCE_OR_NUMBER = r"(?:(?:`{3,}|~{3,})[^\n]*|(?:[-*+][^\S\n]+)?\d{1,9}[.)](?=\s|\Z))"
 _MARKUP = re.compile(
     rf"""
-    # a code fence line, its info string included ("```python", "~~~ {{.sh}}")
-    \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*(?:`{{3,}}|~{{3,}})[^\n]*
-    # a list number, after any gutter, quote marks and bullet
-    | \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*(?:[-*+][^\S\n]+)?\d{{1,9}}[.)](?=\s|\Z)
-    # a bare gutter
+    # after any gutter, quote marks and bullet: a code fence line, its info string included
+    # ("```python", "~~~ {{.sh}}"), or a list number ("1.", "2)")
+    \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*{_FENCE_OR_NUMBER}
+    # else a bare gutter
     | \n{_GUTTER}
     # an HTML tag, attributes and all
     | </?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>
@@ -40,8 +40,10 @@ _MARKUP = re.compile(
     re.VERBOSE,
 )
 
-# ASCII text (the common case) is lower-cased in one go; no offset can move.
+# ASCII text (the common case) is lower-cased in one go; no offset can move. The hot path
+# finds the words as bytes, which is what they are hashed as.
 _ASCII_WORD = re.compile(r"[^\W_]+", re.ASCII)
+_ASCII_WORD_BYTES = re.compile(rb"[a-z0-9]+")
 # Other text is normalised first (NFKC, casefold) and split after, as NFKC may make words of
 # what was not ("½" is "1⁄2", "™" is "TM"). A word may carry combining marks.
 _COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
@@ -111,10 +113,22 @@ def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, b
 
 
 def words(text: str) -> list[str]:
-    """The normalised words of `text`, without offsets: the hot path of every check."""
+    """The normalised words of `text`, without offsets."""
     stripped = strip_markup(text)
     if stripped.isascii():
         return _ASCII_WORD.findall(stripped.lower())
+    return _non_ascii_words(stripped)
+
+
+def word_bytes(text: str) -> list[bytes]:
+    """The normalised words of `text` as UTF-8: the hot path of every check."""
+    stripped = strip_markup(text)
+    if stripped.isascii():
+        return _ASCII_WORD_BYTES.findall(stripped.encode().lower())
+    return [word.encode() for word in _non_ascii_words(stripped)]
+
+
+def _non_ascii_words(stripped: str) -> list[str]:
     normalised = "".join(
         _normalise(part) if not part.isascii() else part.lower() for part in _split_runs(stripped)
     )

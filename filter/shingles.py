@@ -1,23 +1,24 @@
 """k-token shingles hashed to 64 bits, in text order.
 
-Each token is hashed once with xxh3-64; the hash of the shingle starting at token i mixes the
-k token hashes from i on (a polynomial over 2**64, then the splitmix64 finaliser so that every
-bit depends on every token). Hashing tokens rather than joined k-token strings does the
-per-token work in C once and the per-shingle work in numpy, not in a Python loop.
+Each token is hashed once with xxh3-64 (of its UTF-8); the hash of the shingle starting at
+token i is a polynomial over 2**64 of the k token hashes from i on. Hashing tokens rather than
+joined k-token strings does the per-token work in C once and the per-shingle work in numpy,
+not in a Python loop. The index reads a hash's top bits, which the multiplications carry
+every token's bits into.
 """
 
 from dataclasses import asdict, dataclass
+from itertools import chain
 
 import numpy as np
 import xxhash
 
-from filter.normalise import NORMALISER_VERSION, words
+from filter.index import expand_ranges
+from filter.normalise import NORMALISER_VERSION, word_bytes
 
-HASH_NAME = "xxh3-64-mix-v1"
+HASH_NAME = "xxh3-64-poly-v1"
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
 _EMPTY = np.empty(0, dtype=np.uint64)
 
 
@@ -48,33 +49,46 @@ def supported(params: ShingleParams) -> bool:
     return params.normaliser == NORMALISER_VERSION and params.hash == HASH_NAME and params.k >= 1
 
 
-def token_hashes(tokens: list[str]) -> np.ndarray:
-    encoded = map(str.encode, tokens)
+def token_hashes(tokens: list[str] | list[bytes]) -> np.ndarray:
+    encoded = map(str.encode, tokens) if tokens and isinstance(tokens[0], str) else tokens
     return np.fromiter(map(xxhash.xxh3_64_intdigest, encoded), dtype=np.uint64, count=len(tokens))
 
 
-def shingle_hashes(tokens: list[str], k: int) -> np.ndarray:
-    """The hash of every window of k consecutive tokens; the i-th starts at token i."""
-    count = len(tokens) - k + 1
-    if count <= 0:
-        return _EMPTY
-    hashed = token_hashes(tokens)
+def _mix(hashed: np.ndarray, k: int) -> np.ndarray:
+    """The polynomial of every k consecutive token hashes; the i-th starts at token i."""
+    count = len(hashed) - k + 1
     mixed = hashed[:count].copy()
     for offset in range(1, k):
         mixed *= _MULTIPLIER
         mixed += hashed[offset : offset + count]
-    # splitmix64's finaliser
-    mixed ^= mixed >> np.uint64(30)
-    mixed *= _MIX_1
-    mixed ^= mixed >> np.uint64(27)
-    mixed *= _MIX_2
-    mixed ^= mixed >> np.uint64(31)
     return mixed
+
+
+def shingle_hashes(tokens: list[str] | list[bytes], k: int) -> np.ndarray:
+    """The hash of every window of k consecutive tokens; the i-th starts at token i."""
+    if len(tokens) < k:
+        return _EMPTY
+    return _mix(token_hashes(tokens), k)
+
+
+def batch_shingle_hashes(token_lists: list[list[bytes]], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The shingles of many texts at once, one numpy pass for all of them, and `firsts`: the
+    shingles of text r are shingles[firsts[r] : firsts[r + 1]], as shingle_hashes gives them."""
+    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    windows = np.maximum(lengths - k + 1, 0)
+    firsts = np.zeros(len(token_lists) + 1, dtype=np.int64)
+    np.cumsum(windows, out=firsts[1:])
+    if not firsts[-1]:
+        return _EMPTY, firsts
+    mixed = _mix(token_hashes(list(chain.from_iterable(token_lists))), k)
+    # Keep the windows that start and end inside one text.
+    token_firsts = np.cumsum(lengths) - lengths
+    return mixed[expand_ranges(token_firsts, windows)], firsts
 
 
 def shingle_text(text: str, params: ShingleParams = DEFAULT_PARAMS) -> tuple[np.ndarray, int]:
     """(shingle hashes, token count) of `text` under `params`."""
     if not supported(params):
         raise ValueError(f"cannot make shingles under {params}; this code makes {DEFAULT_PARAMS}")
-    tokens = words(text)
+    tokens = word_bytes(text)
     return shingle_hashes(tokens, params.k), len(tokens)

@@ -588,3 +588,46 @@ def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_on
 
     assert len(record_pos) == MAX_REPEATS
     assert sorted(artifact_pos.tolist()) == list(range(MAX_REPEATS))
+
+
+def test_check_many_gives_each_text_the_verdict_check_gives_it():
+    skills = [ArtifactRecord.from_text(kind="skill", name=n, text=skill(n)) for n in SKILL_NAMES]
+    derived_filter = DerivedFilter()
+    for artifact in skills:
+        derived_filter.add(artifact)
+    texts = [
+        skill(SKILL_NAMES[0]),
+        "",
+        "too few words",
+        "Here is the skill again:\n\n" + skill(SKILL_NAMES[1]) + "\n\nDoes that help?",
+        skill(SKILL_NAMES[2])[: len(skill(SKILL_NAMES[2])) // 3],
+        "An unrelated turn about the weather and a walk by the river in the afternoon.",
+    ]
+
+    def summary(verdict):
+        matches = [(m.artifact.name, m.overlap, m.shared) for m in verdict.matches]
+        return verdict.derived, matches, verdict.coverage, verdict.n_tokens
+
+    assert [summary(v) for v in derived_filter.check_many(texts)] == [
+        summary(derived_filter.check(text)) for text in texts
+    ]
+
+
+def test_batch_shingles_are_each_texts_own_shingles():
+    from filter.normalise import word_bytes
+    from filter.shingles import batch_shingle_hashes, shingle_hashes
+
+    texts = [
+        skill(SKILL_NAMES[0]),
+        "",
+        "a b c",
+        "one two three four five six",
+        skill(SKILL_NAMES[1]),
+    ]
+    token_lists = [word_bytes(text) for text in texts]
+
+    shingles, firsts = batch_shingle_hashes(token_lists, 5)
+
+    for number, tokens in enumerate(token_lists):
+        own = shingle_hashes(tokens, 5)
+        assert shingles[firsts[number] : firsts[number + 1]].tolist() == own.tolist()
