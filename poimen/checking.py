@@ -71,7 +71,7 @@ def summarise(verdict: Verdict) -> Checked:
 
 
 def check_texts(derived_filter: DerivedFilter, texts: list[str]) -> list[Checked]:
-    return [summarise(derived_filter.check(text)) for text in texts]
+    return [summarise(verdict) for verdict in derived_filter.check_many(texts)]
 
 
 # The filter a forked worker inherited; set in the parent just before the fork.

@@ -73,7 +73,7 @@ def records_refilter(
     result = RefilterResult()
     records = Record.objects.select_related("review")
     for page in keyset_pages(records, batch_size):
-        verdicts = [db_filter.filter.check(record.text) for record in page]
+        verdicts = db_filter.filter.check_many([record.text for record in page])
         before = {r.pk: _decision_of(r) for r in page}
         with transaction.atomic():
             stale = Match.objects.filter(record__in=page)
