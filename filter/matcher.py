@@ -162,13 +162,13 @@ class DerivedFilter:
 
     def _max_run(self) -> int:
         """Postings beyond which a shingle is boilerplate for choosing candidates."""
-        return max(64, len(self.artifacts) // 100)
+        return max(16, len(self.artifacts) // 1000)
 
     def _candidates(self, owner: np.ndarray, artifact_no: np.ndarray, n_tokens: list[int]):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
         count, judged by their distinctive anchors (`owner` says whose record each is).
 
-        Boilerplate (a shingle in more than max(64, 1%) of the artifacts) does not make an
+        Boilerplate (a shingle in more than max(16, 0.1%) of the artifacts) does not make an
         artifact a candidate: the anchors that do are those it shares with few others. Among
         those, the bounds are exact: a match holds no more shared shingles than its anchors,
         so one with fewer than its kind's min_shared never exceeds; and a passage of n

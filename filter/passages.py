@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from filter.align import align
 from filter.artifacts import ArtifactRecord
 from filter.errors import ShinglingMismatch
-from filter.index import pair_anchors
+from filter.index import SortedShingles
 from filter.normalise import tokenise
 from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_hashes
 
@@ -33,9 +33,8 @@ def match_passages(
         artifact = artifact.reshingled(params)
 
     record_tokens = tokenise(record_text)
-    record_pos, artifact_pos = pair_anchors(
-        shingle_hashes(record_tokens.words, params.k), artifact.shingles
-    )
+    record_shingles = shingle_hashes(record_tokens.words, params.k)
+    record_pos, artifact_pos = SortedShingles(artifact.shingles).anchors(record_shingles)
     alignments = align(record_pos, artifact_pos, params.k)
 
     artifact_tokens = tokenise(artifact.text) if artifact.has_text else None
