@@ -270,6 +270,9 @@ def main(argv=None) -> int:
         ("/exclusions/?verdict=confirmed", results_fragment),
         ("/exclusions/?sort=time&kind=skill", plain),
     ]
+    searches = [
+        (f"/exclusions/?q=Record {n}0:", results_fragment) for n in (1234, 56789, 4321, 98765)
+    ] + [("/exclusions/?q=no such words anywhere", results_fragment)]
     near_misses = [
         ("/near-misses/", plain),
         ("/near-misses/?kind=reference", results_fragment),
@@ -287,6 +290,7 @@ def main(argv=None) -> int:
         ("exclusions page", exclusions),
         ("near-miss page", near_misses),
         ("threshold preview", previews),
+        ("exclusions search", searches),
     ]:
         times = timed(client, urls, args.requests)
         rows.append((name, statistics.median(times), p95(times), max(times)))
@@ -304,7 +308,10 @@ def main(argv=None) -> int:
     failed = False
     for name, median, high, worst in rows:
         verdict = "ok" if high <= TARGET_MS else "MISSED"
-        failed |= high > TARGET_MS
+        if name == "exclusions search":
+            verdict = "(no target: rare words, through the trigram index)"
+        else:
+            failed |= high > TARGET_MS
         print(f"{name:<20} {median:8.1f} {high:8.1f} {worst:8.1f}  {verdict}")
     print(
         f"(the first preview after the data changed builds the kind's decision table: "
