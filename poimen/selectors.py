@@ -16,7 +16,17 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import Count, F, FloatField, Max, Q, QuerySet, Value
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Max,
+    Q,
+    QuerySet,
+    Value,
+)
 from django.db.models.functions import Cast, Floor, Greatest, Length, Lower, StrIndex, Substr
 from django.utils import timezone
 
@@ -325,59 +335,95 @@ class KindCounts:
         return self.reviewed + self.unreviewed
 
 
-def _kind_counts() -> list[KindCounts]:
-    per_kind = thresholds()
-    rows = (
-        Record.objects.filter(best_artifact__isnull=False)
-        .values("best_artifact__kind", "status")
-        .annotate(
-            n=Count("id"),
-            reviewed=Count("review_id"),
-            near=Count(
-                "id",
-                filter=Q(status=Record.Status.EVIDENCE, best_overlap__gte=report_floor())
-                & _below_threshold(),
-            ),
-        )
+def _grouped(queryset: QuerySet, *fields: str) -> list[dict]:
+    """Records counted by best artifact kind, the filter's decision, near-miss band, fields."""
+    near = ExpressionWrapper(
+        Q(best_overlap__gte=report_floor()) & _below_threshold(), output_field=BooleanField()
+    )
+    return list(
+        queryset.annotate(near=near)
+        .values("best_artifact__kind", "derived", "near", *fields)
+        .annotate(n=Count("id"))
         .order_by()
     )
+
+
+def decision_version() -> str:
+    """Changes when the filter's decisions can change (ingest, refilter, a threshold change),
+    not when a reviewer judges: new record or match ids, a threshold_changed event."""
+    newest = (
+        Record.objects.aggregate(n=Max("id"))["n"],
+        Match.objects.aggregate(n=Max("id"))["n"],
+        Event.objects.filter(type=Event.Type.THRESHOLD_CHANGED).aggregate(n=Max("id"))["n"],
+        sorted(KindPolicy.objects.values_list("kind", "threshold", "min_shared")),
+        report_floor(),
+    )
+    return _cache_key("decisions", newest)
+
+
+def _counts() -> tuple[list[KindCounts], dict[str, int]]:
+    """Counts from the filter's decisions (cached while they stand) corrected by the records
+    reviewers judged (a few thousand, read each time the data changed): a record without a
+    verdict has the status its decision gives it."""
+    base_key = _cache_key("decided", decision_version())
+    decided = cache.get(base_key)
+    if decided is None:
+        decided = _grouped(Record.objects.all())
+        cache.set(base_key, decided, timeout=3600)
+    judged = _grouped(Record.objects.filter(review__isnull=False), "status")
+
+    per_kind = thresholds()
     counts: dict[str, KindCounts] = {
         kind: KindCounts(kind=kind, threshold=per_kind.get(kind, DEFAULT_THRESHOLD))
         for kind in kinds_known()
     }
-    for row in rows:
-        kind = row["best_artifact__kind"]
-        entry = counts.setdefault(
+    totals = {"evidence": 0, "excluded": 0}
+    no_kind = KindCounts(kind="", threshold=DEFAULT_THRESHOLD)
+
+    def entry(kind):
+        if kind is None:
+            return no_kind
+        return counts.setdefault(
             kind, KindCounts(kind=kind, threshold=per_kind.get(kind, DEFAULT_THRESHOLD))
         )
-        if row["status"] == Record.Status.EXCLUDED:
-            entry.excluded += row["n"]
-            entry.reviewed += row["reviewed"]
-            entry.unreviewed += row["n"] - row["reviewed"]
+
+    for row in decided:
+        counted = entry(row["best_artifact__kind"])
+        if row["derived"]:
+            counted.excluded += row["n"]
         else:
-            entry.evidence += row["n"]
-            entry.near_misses += row["near"]
-    return sorted(counts.values(), key=lambda c: c.kind)
+            counted.evidence += row["n"]
+            counted.near_misses += row["n"] if row["near"] else 0
+    for row in judged:
+        counted = entry(row["best_artifact__kind"])
+        excluded = row["status"] == Record.Status.EXCLUDED
+        if excluded:
+            counted.reviewed += row["n"]
+        if row["derived"] and not excluded:
+            counted.excluded -= row["n"]
+            counted.evidence += row["n"]
+            counted.near_misses += row["n"] if row["near"] else 0
+        elif not row["derived"] and excluded:
+            counted.excluded += row["n"]
+            counted.evidence -= row["n"]
+            counted.near_misses -= row["n"] if row["near"] else 0
+    for counted in [*counts.values(), no_kind]:
+        counted.unreviewed = counted.excluded - counted.reviewed
+        totals["evidence"] += counted.evidence
+        totals["excluded"] += counted.excluded
+    totals["records"] = totals["evidence"] + totals["excluded"]
+    totals["reviews"] = Review.objects.count()
+    return sorted(counts.values(), key=lambda c: c.kind), totals
 
 
 def kind_counts() -> list[KindCounts]:
     """Per kind: evidence and excluded records (by their best artifact's kind), near misses,
-    exclusions reviewed and not. Cached until the data changes."""
-    return _cached("kind_counts", _kind_counts)
-
-
-def _totals() -> dict[str, int]:
-    rows = Record.objects.values("status").annotate(n=Count("id")).order_by()
-    totals = {"evidence": 0, "excluded": 0}
-    for row in rows:
-        totals[row["status"]] = row["n"]
-    totals["records"] = totals["evidence"] + totals["excluded"]
-    totals["reviews"] = Review.objects.count()
-    return totals
+    exclusions reviewed and not."""
+    return _cached("counts", _counts)[0]
 
 
 def totals() -> dict[str, int]:
-    return _cached("totals", _totals)
+    return _cached("counts", _counts)[1]
 
 
 def unfiltered_runs() -> list[IngestRun]:

@@ -364,3 +364,44 @@ def test_csv_export_quotes_cells_that_a_spreadsheet_would_run(logged_in, desk_da
     body = b"".join(response.streaming_content).decode()
     assert "'=cmd|" in body
     assert "\n=cmd" not in body and ",=cmd" not in body
+
+
+def test_overview_counts_follow_reviews_undo_and_threshold_changes(desk_data, reviewer):
+    from django.core.cache import cache
+
+    from poimen.services import review_record, review_undo, threshold_change
+
+    def direct():
+        rows = {}
+        for record in Record.objects.select_related("best_artifact"):
+            if record.best_artifact is None:
+                continue
+            entry = rows.setdefault(record.best_artifact.kind, [0, 0, 0, 0])
+            excluded = record.status == "excluded"
+            entry[0 if excluded else 1] += 1
+            near = not excluded and 0.2 <= record.best_overlap <= 0.8
+            entry[2] += near
+            entry[3] += excluded and record.review_id is None
+        return rows
+
+    def shown():
+        return {
+            c.kind: [c.excluded, c.evidence, c.near_misses, c.unreviewed]
+            for c in selectors.kind_counts()
+            if c.excluded or c.evidence
+        }
+
+    assert shown() == direct() == {"skill": [2, 1, 1, 2]}
+    review_record(record=desk_data["verbatim"], verdict="false_positive", actor=reviewer)
+    review_record(record=desk_data["near"], verdict="false_negative", actor=reviewer)
+    assert shown() == direct() == {"skill": [2, 1, 0, 1]}
+    review_undo(record=desk_data["near"], actor=reviewer)
+    assert shown() == direct()
+    threshold_change(kind="skill", value=0.3, reason="tighter", actor=reviewer)
+    cache_before = shown()
+    assert cache_before == direct()
+    cache.clear()
+    assert shown() == cache_before
+    totals = selectors.totals()
+    assert totals["records"] == Record.objects.count()
+    assert totals["excluded"] == Record.objects.filter(status="excluded").count()
