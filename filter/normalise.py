@@ -46,16 +46,37 @@ _ASCII_WORD = re.compile(r"[^\W_]+", re.ASCII)
 _ASCII_WORD_BYTES = re.compile(rb"[a-z0-9]+")
 # Other text is normalised first (NFKC, casefold) and split after, as NFKC may make words of
 # what was not ("½" is "1⁄2", "™" is "TM"). A word may carry combining marks.
-_COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+
+
+def _mark_ranges() -> str:
+    """A character class body of every combining mark (categories Mn, Mc, Me) in the first two
+    planes, and of the Hangul vowel and final jamo that NFKC joins to a leading one."""
+    ranges, start, previous = [], None, None
+    for code in range(0x300, 0x20000):
+        if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me"):
+            if start is None or code != previous + 1:
+                if start is not None:
+                    ranges.append((start, previous))
+                start = code
+            previous = code
+    ranges.append((start, previous))
+    ranges += [(0x1160, 0x11FF), (0xD7B0, 0xD7FF), (0xE0100, 0xE01EF)]
+    return "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in ranges)
+
+
+_COMBINING = _mark_ranges()
 _UNICODE_WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_COMBINING}])*")
 # Invisible characters that must not split a word: soft hyphen, zero-width space and joiners,
 # word joiner, BOM.
-_DROP_INVISIBLE = str.maketrans("", "", "\u00ad\u200b\u200c\u200d\u2060\ufeff")
-# What NFKC may join is a character and the combining marks after it: for words, whole runs of
-# non-ASCII text (with an ASCII letter a mark joins) are normalised at once; for offsets, each
-# such character with its marks is a piece of its own that maps back onto where it stood.
-_NON_ASCII_RUN = re.compile(rf"(?:[\x00-\x7f](?=[{_COMBINING}]))?[^\x00-\x7f]+")
-_NON_ASCII_CHAR = re.compile(rf"(?:[\x00-\x7f](?=[{_COMBINING}]))?[^\x00-\x7f][{_COMBINING}]*")
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_DROP_INVISIBLE = str.maketrans("", "", _INVISIBLE)
+# What NFKC may join is a character and the combining marks after it (once invisible
+# characters between them are gone). For offsets, each non-ASCII character with its marks, and
+# an ASCII letter a mark joins, is a piece of its own that maps back onto where it stood; the
+# words alone come from normalising the whole text, which gives the same words.
+_NON_ASCII_CHAR = re.compile(
+    rf"(?:[\x00-\x7f](?=[{_INVISIBLE}]*[{_COMBINING}]))?[^\x00-\x7f][{_COMBINING}{_INVISIBLE}]*"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,23 +150,7 @@ def word_bytes(text: str) -> list[bytes]:
 
 
 def _non_ascii_words(stripped: str) -> list[str]:
-    normalised = "".join(
-        _normalise(part) if not part.isascii() else part.lower() for part in _split_runs(stripped)
-    )
-    return _UNICODE_WORD.findall(normalised)
-
-
-def _split_runs(text: str) -> list[str]:
-    """`text` cut into ASCII stretches and non-ASCII runs, as _normalise_with_offsets does."""
-    parts, done = [], 0
-    for run in _NON_ASCII_RUN.finditer(text):
-        if run.start() > done:
-            parts.append(text[done : run.start()])
-        parts.append(run.group())
-        done = run.end()
-    if done < len(text):
-        parts.append(text[done:])
-    return parts
+    return _UNICODE_WORD.findall(_normalise(stripped))
 
 
 def tokenise(text: str) -> Tokens:
