@@ -650,18 +650,34 @@ class Histogram:
         return [sum(self.counts[v][i] for v in VERDICTS) for i in range(self.bins)]
 
 
-def _overlap_histogram(kind: str) -> Histogram:
-    counts = {verdict: [0] * HISTOGRAM_BINS for verdict in VERDICTS}
-    rows = (
-        Match.objects.filter(artifact__kind=kind)
-        .annotate(bin=Cast(Floor(F("overlap") * HISTOGRAM_BINS), FloatField()))
-        .values("bin", "record__review__verdict")
+def _binned(matches: QuerySet, *fields: str) -> list[dict]:
+    return list(
+        matches.annotate(bin=Cast(Floor(F("overlap") * HISTOGRAM_BINS), FloatField()))
+        .values("bin", *fields)
         .annotate(n=Count("id"))
         .order_by()
     )
-    for row in rows:
-        index = min(max(int(row["bin"]), 0), HISTOGRAM_BINS - 1)
-        counts[row["record__review__verdict"] or UNREVIEWED][index] += row["n"]
+
+
+def _overlap_histogram(kind: str) -> Histogram:
+    """All matches of the kind binned once while the matches stand (overlaps change only with
+    ingest or refilter); the judged records' matches binned by verdict on each change."""
+    matches = Match.objects.filter(artifact__kind=kind)
+    all_key = _cache_key("binned", kind, decision_version())
+    everything = cache.get(all_key)
+    if everything is None:
+        everything = _binned(matches)
+        cache.set(all_key, everything, timeout=3600)
+    counts = {verdict: [0] * HISTOGRAM_BINS for verdict in VERDICTS}
+
+    def index(row) -> int:
+        return min(max(int(row["bin"]), 0), HISTOGRAM_BINS - 1)
+
+    for row in everything:
+        counts[UNREVIEWED][index(row)] += row["n"]
+    for row in _binned(matches.filter(record__review__isnull=False), "record__review__verdict"):
+        counts[row["record__review__verdict"]][index(row)] += row["n"]
+        counts[UNREVIEWED][index(row)] -= row["n"]
     return Histogram(kind=kind, bins=HISTOGRAM_BINS, counts=counts)
 
 
