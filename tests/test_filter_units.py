@@ -631,3 +631,18 @@ def test_batch_shingles_are_each_texts_own_shingles():
     for number, tokens in enumerate(token_lists):
         own = shingle_hashes(tokens, 5)
         assert shingles[firsts[number] : firsts[number + 1]].tolist() == own.tolist()
+
+
+def test_words_and_tokenise_agree_on_random_unicode_text():
+    import random
+
+    from filter.normalise import word_bytes, words
+
+    rng = random.Random(2026)
+    planes = list(range(0x20, 0x7F)) * 3 + list(range(0xA0, 0x3000)) + list(range(0xFF00, 0xFF60))
+    pool = [chr(code) for code in planes] + ["\n"] * 40 + ["\u200b", "e\u0301", "1. ", "```"]
+    for _ in range(3000):
+        text = "".join(rng.choices(pool, k=rng.randint(0, 40)))
+        tokens = tokenise(text)
+        assert tokens.words == words(text), repr(text)
+        assert [word.encode() for word in tokens.words] == word_bytes(text), repr(text)
