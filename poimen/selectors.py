@@ -729,13 +729,13 @@ VERDICT_CODES = {None: 0, **{v: n for n, v in enumerate(VERDICTS[1:], start=1)}}
 class DecisionTable:
     """For every record that a `kind` threshold can decide: the score that decides it (its
     best qualifying overlap with an artifact of the kind, or its stitched coverage), whether
-    something else keeps it derived whatever that threshold, the filter's decision now and
-    the reviewer's verdict. A preview is then arithmetic on arrays."""
+    something else keeps it derived whatever that threshold, and the filter's decision now,
+    by record id (sorted). A preview is then arithmetic on arrays."""
 
+    ids: np.ndarray
     score: np.ndarray
     held_by_other: np.ndarray
     derived: np.ndarray
-    verdict: np.ndarray
 
 
 def _decision_table(kind: str) -> DecisionTable:
@@ -744,20 +744,15 @@ def _decision_table(kind: str) -> DecisionTable:
     kind_ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
     rows = (
         Match.objects.filter(artifact_id__in=kind_ids, shared__gte=min_shared)
-        .values("record_id", "record__derived", "record__review__verdict")
+        .values("record_id", "record__derived")
         .annotate(score=Max("overlap"))
         .order_by()
     )
-    table = {
-        row["record_id"]: [row["score"], row["record__derived"], row["record__review__verdict"]]
-        for row in rows
-    }
+    table = {row["record_id"]: [row["score"], row["record__derived"]] for row in rows}
     stitched = _stitched(kind, min_shared)
     missing = [pk for pk in stitched if pk not in table]
-    for pk, derived, verdict in Record.objects.filter(pk__in=missing).values_list(
-        "id", "derived", "review__verdict"
-    ):
-        table[pk] = [-1.0, derived, verdict]
+    for pk, derived in Record.objects.filter(pk__in=missing).values_list("id", "derived"):
+        table[pk] = [-1.0, derived]
     for pk, coverage in stitched.items():
         if pk in table:
             table[pk][0] = max(table[pk][0], coverage)
@@ -789,27 +784,48 @@ def _decision_table(kind: str) -> DecisionTable:
             shared = policy.min_shared if policy else DEFAULT_MIN_SHARED
             held.update(pk for pk, c in _stitched(other, shared).items() if c > threshold)
 
-    ids = list(table)
+    ids = sorted(table)
     return DecisionTable(
+        ids=np.array(ids, dtype=np.int64),
         score=np.array([table[pk][0] for pk in ids], dtype=float),
         held_by_other=np.array([pk in held for pk in ids], dtype=bool),
         derived=np.array([table[pk][1] for pk in ids], dtype=bool),
-        verdict=np.array([VERDICT_CODES.get(table[pk][2], 0) for pk in ids], dtype=np.int8),
     )
 
 
-_decision_tables: dict[str, DecisionTable] = {}
+def _verdicts(table: DecisionTable) -> np.ndarray:
+    """The verdict in force on each record of the table (0: none), from the judged records."""
+    codes = np.zeros(len(table.ids), dtype=np.int8)
+    judged = list(Record.objects.filter(review__isnull=False).values_list("id", "review__verdict"))
+    if judged and len(table.ids):
+        judged_ids = np.array([pk for pk, _ in judged], dtype=np.int64)
+        positions = np.minimum(np.searchsorted(table.ids, judged_ids), len(table.ids) - 1)
+        found = table.ids[positions] == judged_ids
+        codes[positions[found]] = [
+            VERDICT_CODES[verdict] for (_, verdict), hit in zip(judged, found, strict=True) if hit
+        ]
+    return codes
 
 
-def decision_table(kind: str) -> DecisionTable:
-    """Kept in the process while the data stands still (an admin typing values): built once,
-    about a second at 10^6 records, rebuilt after any ingest, refilter, review or change."""
-    newest_match = Match.objects.aggregate(n=Max("id"))["n"]
-    key = _cache_key("decisions", kind, data_version(), newest_match)
+_decision_tables: dict[str, object] = {}
+
+
+def decision_table(kind: str) -> tuple[DecisionTable, np.ndarray]:
+    """The kind's decision table and the verdicts on its records. The table is kept in the
+    process while the filter's decisions stand (built once: about a second at 10^6 records,
+    again after an ingest, refilter or threshold change); the verdicts are read again after
+    any change (the judged records only)."""
+    key = _cache_key("table", kind, decision_version())
     if key not in _decision_tables:
         _decision_tables.clear()
         _decision_tables[key] = _decision_table(kind)
-    return _decision_tables[key]
+    table = _decision_tables[key]
+    verdict_key = _cache_key("verdicts", kind, data_version())
+    if verdict_key not in _decision_tables:
+        for stale in [k for k in _decision_tables if k != key]:
+            del _decision_tables[stale]
+        _decision_tables[verdict_key] = _verdicts(table)
+    return table, _decision_tables[verdict_key]
 
 
 def threshold_preview(kind: str, value: float) -> ThresholdPreview:
@@ -820,13 +836,13 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
     would no longer call derived. Records a reviewer has judged keep their verdict and are
     counted apart, by verdict."""
     current = threshold_for(kind)
-    table = decision_table(kind)
+    table, verdict = decision_table(kind)
     derived_after = table.held_by_other | (table.score > value)
     flips = derived_after != table.derived
-    by_verdict = np.bincount(table.verdict[flips], minlength=len(VERDICTS))
+    by_verdict = np.bincount(verdict[flips], minlength=len(VERDICTS))
     unreviewed = int(by_verdict[0])
     flagged = {verdict: int(by_verdict[n]) for verdict, n in VERDICT_CODES.items() if verdict}
-    newly_derived = int(np.count_nonzero(flips & derived_after & (table.verdict == 0)))
+    newly_derived = int(np.count_nonzero(flips & derived_after & (verdict == 0)))
 
     near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
     near = near.only(

@@ -134,3 +134,14 @@ def test_preview_predicts_what_saving_does(desk_data, tuner, value):
     preview = selectors.threshold_preview("skill", value)
     result = threshold_change(kind="skill", value=value, reason="check", actor=tuner)
     assert (preview.newly_excluded, preview.newly_released) == (result.excluded, result.released)
+
+
+def test_preview_sees_a_verdict_given_after_it_was_first_computed(desk_data, reviewer):
+    from poimen.services import review_record, review_undo
+
+    assert selectors.threshold_preview("skill", 0.3).newly_excluded == 1
+    review_record(record=desk_data["near"], verdict="false_negative", actor=reviewer)
+    after = selectors.threshold_preview("skill", 0.3)
+    assert after.newly_excluded == 0 and after.flagged["false_negative"] == 1
+    review_undo(record=desk_data["near"], actor=reviewer)
+    assert selectors.threshold_preview("skill", 0.3).newly_excluded == 1
