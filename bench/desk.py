@@ -295,7 +295,8 @@ def main(argv=None) -> int:
         times = timed(client, urls, args.requests)
         rows.append((name, statistics.median(times), p95(times), max(times)))
 
-    # The preview's decision table is built on the first preview after the data changed.
+    # The preview's decision table is built on the first preview after the filter's
+    # decisions changed (an ingest, a refilter, a threshold change).
     cold = []
     for url, headers in previews[:3]:
         selectors._decision_tables.clear()
@@ -314,7 +315,7 @@ def main(argv=None) -> int:
             failed |= high > TARGET_MS
         print(f"{name:<20} {median:8.1f} {high:8.1f} {worst:8.1f}  {verdict}")
     print(
-        f"(the first preview after the data changed builds the kind's decision table: "
+        f"(the first preview after the filter's decisions changed builds the kind's table: "
         f"{statistics.median(cold):.0f} ms)"
     )
     return 1 if failed else 0
