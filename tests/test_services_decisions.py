@@ -49,6 +49,7 @@ def no_rematching(monkeypatch):
         raise AssertionError("the threshold change re-shingled a record")
 
     monkeypatch.setattr(DerivedFilter, "check", refuse)
+    monkeypatch.setattr(DerivedFilter, "check_many", refuse)
 
 
 def test_lowering_a_threshold_excludes_near_misses_from_stored_matches(ingested, no_rematching):

@@ -262,9 +262,9 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
     for page in keyset_pages(
         evidence.only("pk", "source", "external_id", "text", "review"), batch_size
     ):
-        for record in page:
+        verdicts = db_filter.filter.check_many([record.text for record in page])
+        for record, verdict in zip(page, verdicts, strict=True):
             result.checked += 1
-            verdict = db_filter.filter.check(record.text)
             if not verdict.derived:
                 continue
             if record.review and record.review.verdict == Review.Verdict.FALSE_POSITIVE:
