@@ -240,6 +240,17 @@
   });
 
   // New results swapped in by htmx: start the selection again at the top.
+  // Back pressed twice quickly: two history restores are in flight, and the slower one must
+  // not paint the page the user already left. Only the latest restore may land.
+  var restoring = null;
+  document.addEventListener("htmx:historyCacheMiss", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (restoring && restoring !== xhr && restoring.readyState !== 4) {
+      restoring.abort();
+    }
+    restoring = xhr;
+  });
+
   // A row swapped after a verdict keeps the selection it had.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
