@@ -146,12 +146,12 @@ def test_a_batch_that_fails_to_write_leaves_nothing_of_itself(skills, tmp_path, 
     original = services.insert_all
     calls = []
 
-    def fail_on_second_batch_of_events(objs):
+    def fail_on_second_batch_of_events(objs, **options):
         if objs and isinstance(objs[0], Event):
             calls.append(len(objs))
             if len(calls) == 2:
                 raise RuntimeError("disk full")
-        return original(objs)
+        return original(objs, **options)
 
     monkeypatch.setattr(services, "insert_all", fail_on_second_batch_of_events)
     with pytest.raises(RuntimeError):

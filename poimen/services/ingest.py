@@ -178,7 +178,7 @@ def _write_batch(
         insert_all(records)
         for match in matches:
             match.record_id = match.record.pk
-        insert_all(matches)
+        insert_all(matches, with_pks=False)
         events = []
         for record, verdict in exclusions:
             artifact_id, data = _exclusion_snapshot(record, verdict, db_filter)
@@ -193,7 +193,7 @@ def _write_batch(
                     data=data,
                 )
             )
-        insert_all(events)
+        insert_all(events, with_pks=False)
     result.new += len(records)
     for _, verdict in exclusions:
         result.excluded[verdict.decided_kind] += 1
