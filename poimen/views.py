@@ -31,6 +31,9 @@ from poimen.forms import (
 )
 from poimen.models import Artifact, Record, Review
 
+# A bulk verdict runs inside one request, a review and an event per record (about 1.4 ms each
+# on PostgreSQL): beyond this many the reviewer is asked to narrow the filters first.
+BULK_LIMIT = 5000
 LISTS = {"exclusions": selectors.exclusion_list, "near_misses": selectors.near_miss_list}
 # The filter parameters that travel with a record opened from a list (for j/k and "next").
 LIST_PARAMS = [
@@ -160,7 +163,8 @@ def exclusions_bulk(request):
         },
     )
     changed = False
-    if request.method == "POST" and bulk_form.is_valid():
+    too_many = count > BULK_LIMIT
+    if request.method == "POST" and bulk_form.is_valid() and not too_many:
         if bulk_form.cleaned_data["expected"] != count:
             changed = True
             bulk_form = BulkVerdictForm(
@@ -185,6 +189,8 @@ def exclusions_bulk(request):
         "bulk_form": bulk_form,
         "count": count,
         "changed": changed,
+        "too_many": too_many,
+        "bulk_limit": BULK_LIMIT,
         "list_query": _list_query(request),
     }
     status = 400 if request.method == "POST" and not changed else 200

@@ -223,3 +223,16 @@ def test_a_user_without_the_review_permission_reads_but_cannot_judge(client, des
         assert client.post(url, data).status_code == 403, url
     assert client.get(reverse("exclusions_bulk")).status_code == 403
     assert refreshed(record).review is None
+
+
+def test_bulk_verdict_over_too_many_records_asks_to_narrow_the_filters(
+    logged_in, desk_data, monkeypatch
+):
+    from poimen import views
+
+    monkeypatch.setattr(views, "BULK_LIMIT", 1)
+    page = logged_in.get(reverse("exclusions_bulk"))
+    assert b"Narrow them" in page.content and b"Apply to" not in page.content
+    response = logged_in.post(reverse("exclusions_bulk"), {"verdict": "confirmed", "expected": 2})
+    assert response.status_code == 400
+    assert not Review.objects.exists()
