@@ -460,10 +460,6 @@ def record_events(record: Record) -> list[Event]:
     )
 
 
-def record_reviews(record: Record) -> list[Review]:
-    return list(Review.objects.filter(record=record).select_related("reviewer").order_by("-id"))
-
-
 def artifact_record(artifact: Artifact) -> ArtifactRecord:
     """The matcher's view of a stored artifact."""
     return ArtifactRecord(

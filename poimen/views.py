@@ -315,7 +315,6 @@ def record(request, record_id: int):
         "passages": passages,
         "threshold_now": selectors.threshold_for(shown.artifact.kind) if shown else None,
         "events": selectors.record_events(record),
-        "reviews": selectors.record_reviews(record),
         "verdict_form": VerdictForm(),
         "last_verdict": _last_verdict(request, record),
         "list_name": list_name,
