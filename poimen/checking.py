@@ -84,21 +84,18 @@ def _check_in_worker(texts: list[str]) -> list[Checked]:
 
 class BatchChecker:
     """Checks batches in order, with up to `workers` batches in flight in worker processes
-    (0: in this process, one at a time). Memory is bounded by the batches in flight."""
+    (0: in this process, one at a time). Memory is bounded by the batches in flight.
+
+    The workers start with the second batch: an input of one batch is not worth a fork."""
 
     def __init__(self, derived_filter: DerivedFilter, *, workers: int = 0):
         self.derived_filter = derived_filter
         self.workers = workers
         self.pool = None
+        self.submitted = 0
         self.pending: deque = deque()
 
     def __enter__(self) -> "BatchChecker":
-        if self.workers > 0:
-            global _worker_filter
-            _worker_filter = self.derived_filter
-            # fork: the workers start with the index built; they never use the parent's
-            # database connection, and exit without running its finalizers.
-            self.pool = multiprocessing.get_context("fork").Pool(self.workers)
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -107,8 +104,18 @@ class BatchChecker:
             self.pool.join()
             self.pool = None
 
+    def _start_workers(self) -> None:
+        global _worker_filter
+        _worker_filter = self.derived_filter
+        # fork: the workers start with the index built; they never use the parent's database
+        # connection, and exit without running its finalizers.
+        self.pool = multiprocessing.get_context("fork").Pool(self.workers)
+
     def submit(self, batch, texts: list[str]) -> Iterator[tuple[object, list[Checked]]]:
         """Queue `batch` (any payload) for checking; yield the batches that are done, in order."""
+        self.submitted += 1
+        if self.pool is None and self.workers > 0 and self.submitted > 1:
+            self._start_workers()
         if self.pool is None:
             yield batch, check_texts(self.derived_filter, texts)
             return

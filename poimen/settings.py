@@ -100,4 +100,7 @@ POIMEN_REPORT_FLOOR = float(os.environ.get("POIMEN_REPORT_FLOOR", "0.2"))
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
-POIMEN_INGEST_WORKERS = int(os.environ.get("POIMEN_INGEST_WORKERS", "0"))
+# One is the default where there is a second core: matching then overlaps the database writes.
+POIMEN_INGEST_WORKERS = int(
+    os.environ.get("POIMEN_INGEST_WORKERS", "1" if (os.cpu_count() or 1) > 1 else "0")
+)

@@ -236,3 +236,16 @@ def test_a_source_label_too_long_to_store_is_refused(tmp_path):
     path = write_records(tmp_path / "r.jsonl", [{"id": "a", "text": "first"}])
     with pytest.raises(InputError):
         records_ingest(paths=[path], source="s" * 256)
+
+
+def test_an_input_of_one_batch_is_checked_without_starting_workers(skills, tmp_path, monkeypatch):
+    from poimen.checking import BatchChecker
+
+    def no_fork(self):
+        raise AssertionError("workers started for a single batch")
+
+    monkeypatch.setattr(BatchChecker, "_start_workers", no_fork)
+    path = write_records(
+        tmp_path / "one.jsonl", [{"id": "copy", "text": demo_skill("incident-review")}]
+    )
+    assert records_ingest(paths=[path], workers=2).excluded == {"skill": 1}

@@ -31,7 +31,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers",
             type=int,
-            help="processes checking records while this one reads and writes (default 0: none)",
+            help=(
+                "processes checking records while this one reads and writes "
+                "(default POIMEN_INGEST_WORKERS: 1 with a second core, else 0)"
+            ),
         )
 
     def handle(self, *args, paths, source, no_derived_filter, batch_size, workers, **options):
