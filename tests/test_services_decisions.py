@@ -18,7 +18,7 @@ from poimen.services import (
     threshold_change,
 )
 from tests.conftest import DEMO_DATA, demo_skill
-from tests.test_services_ingest import DISCUSSION
+from tests.test_services_ingest import NEAR_MISS
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def ingested(make_artifact, tmp_path):
     path = tmp_path / "r.jsonl"
     rows = [
         {"id": "copy", "text": demo_skill("release-notes")},
-        {"id": "discussion", "text": DISCUSSION},
+        {"id": "near-miss", "text": NEAR_MISS},
         {"id": "unrelated", "text": "The replica's disk filled up with WAL overnight."},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -53,14 +53,14 @@ def no_rematching(monkeypatch):
 
 
 def test_lowering_a_threshold_excludes_near_misses_from_stored_matches(ingested, no_rematching):
-    overlap = ingested["discussion"].best_overlap
-    result = threshold_change(kind="skill", value=overlap - 0.01, reason="catch discussion")
+    overlap = ingested["near-miss"].best_overlap
+    result = threshold_change(kind="skill", value=overlap - 0.01, reason="catch the near miss")
     assert (result.old, result.excluded, result.released) == (0.8, 1, 0)
-    assert status("discussion") == "excluded"
-    assert Record.objects.get(external_id="discussion").derived
-    event = Event.objects.get(type=Event.Type.DERIVED_EXCLUDED, record=ingested["discussion"])
+    assert status("near-miss") == "excluded"
+    assert Record.objects.get(external_id="near-miss").derived
+    event = Event.objects.get(type=Event.Type.DERIVED_EXCLUDED, record=ingested["near-miss"])
     assert event.data["cause"] == "threshold_changed"
-    assert Match.objects.get(record=ingested["discussion"]).threshold == overlap - 0.01
+    assert Match.objects.get(record=ingested["near-miss"]).threshold == overlap - 0.01
 
 
 def test_raising_a_threshold_releases_and_logs_each_release(ingested, no_rematching):
@@ -94,11 +94,11 @@ def test_a_threshold_out_of_range_or_without_reason_is_refused(ingested, value, 
 
 
 def test_a_threshold_change_agrees_with_checking_the_text_again(ingested):
-    overlap = ingested["discussion"].best_overlap
-    threshold_change(kind="skill", value=overlap - 0.01, reason="catch discussion")
+    overlap = ingested["near-miss"].best_overlap
+    threshold_change(kind="skill", value=overlap - 0.01, reason="catch the near miss")
     threshold_change(kind="skill", value=0.8, reason="back")
     assert derived_verify().offenders == []
-    assert status("discussion") == "evidence" and status("copy") == "excluded"
+    assert status("near-miss") == "evidence" and status("copy") == "excluded"
 
 
 def test_a_reviewers_verdict_outranks_a_threshold_change(ingested, admin_user):
@@ -193,8 +193,8 @@ def test_reviews_are_events_and_undo_restores_the_filters_decision(ingested, adm
 
 
 def test_a_false_negative_verdict_excludes_a_near_miss(ingested, admin_user):
-    review_record(record=ingested["discussion"], verdict="false_negative", actor=admin_user)
-    assert status("discussion") == "excluded"
+    review_record(record=ingested["near-miss"], verdict="false_negative", actor=admin_user)
+    assert status("near-miss") == "excluded"
 
 
 def test_bulk_verdicts_apply_to_every_record_of_a_queryset(ingested, admin_user):

@@ -12,11 +12,21 @@ from tests.conftest import demo_skill
 pytestmark = pytest.mark.django_db
 
 DISCUSSION = (
-    "I looked at the release-notes skill again. Its advice to put the upgrade steps at the very "
-    "top is right for libraries, but for the desktop app most readers never upgrade by hand, so "
-    "I would lead with the new features there. The rule I agree with completely is that a note "
-    "that lists commits in merge order is a changelog. We should also decide who signs off the "
-    "notes before the tag is pushed; nobody owned that last month."
+    'I looked at the release-notes skill again. It says: "Release notes are read by people '
+    "deciding whether to upgrade. Lead with what changes for them, not with what we did. A note "
+    'that lists commits in merge order is a changelog." That is right for libraries, but for '
+    "the desktop app most readers never upgrade by hand, so I would lead with the new features "
+    "there. We should also decide who signs off the notes before the tag is pushed; nobody "
+    "owned that last month, and the draft sat in a branch for a week."
+)
+# The steps of a skill quoted inside a longer note: a near miss (overlap about 0.6).
+NEAR_MISS = (
+    "For the 2.4 notes I followed the steps of the release-notes skill, more or less:\n\n"
+    + demo_skill("release-notes").split("## Steps", 1)[1].split("## Example", 1)[0]
+    + "\nTwo of them did not fit this release. There was no internal group worth dropping, "
+    "because the build changed and people who build from source need to know, so it stayed. "
+    "And reading the draft aloud took longer than writing it: the section on the cache path "
+    "rename had to be rewritten twice before Lee could follow it without the pull request open."
 )
 
 
@@ -50,6 +60,7 @@ def transcript(tmp_path):
             {"id": "reformatted", "text": reformatted(demo_skill("postgres-migrations"))},
             {"id": "mention", "text": "Use the incident-review skill for Friday's review."},
             {"id": "discussion", "text": DISCUSSION},
+            {"id": "near-miss", "text": NEAR_MISS},
             {"id": "unrelated", "text": "The backup job failed because the replica disk filled."},
         ],
     )
@@ -61,12 +72,13 @@ def statuses():
 
 def test_copies_are_excluded_and_discussion_is_not(skills, transcript):
     result = records_ingest(paths=[transcript])
-    assert (result.read, result.new, result.errors) == (5, 5, 0)
+    assert (result.read, result.new, result.errors) == (6, 6, 0)
     assert statuses() == {
         "verbatim": "excluded",
         "reformatted": "excluded",
         "mention": "evidence",
         "discussion": "evidence",
+        "near-miss": "evidence",
         "unrelated": "evidence",
     }
     assert result.excluded == {"skill": 2}
@@ -88,12 +100,12 @@ def test_every_exclusion_is_logged_with_provenance_and_what_it_matched(skills, t
 
 def test_near_misses_above_the_floor_are_stored_as_matches(skills, transcript):
     records_ingest(paths=[transcript])
-    discussion = Record.objects.get(external_id="discussion")
-    match = Match.objects.get(record=discussion)
+    near_miss = Record.objects.get(external_id="near-miss")
+    match = Match.objects.get(record=near_miss)
     assert 0.2 <= match.overlap < 0.8
     assert match.artifact == skills["release-notes"]
-    assert discussion.best_overlap == pytest.approx(match.overlap, abs=1e-6)
-    assert discussion.best_artifact == skills["release-notes"]
+    assert near_miss.best_overlap == pytest.approx(match.overlap, abs=1e-6)
+    assert near_miss.best_artifact == skills["release-notes"]
     assert not Match.objects.filter(record__external_id="unrelated").exists()
 
 
@@ -101,13 +113,13 @@ def test_a_second_run_adds_nothing(skills, transcript):
     records_ingest(paths=[transcript])
     counts = (Record.objects.count(), Match.objects.count(), Event.objects.count())
     again = records_ingest(paths=[transcript])
-    assert (again.new, again.already) == (0, 5)
+    assert (again.new, again.already) == (0, 6)
     assert (Record.objects.count(), Match.objects.count(), Event.objects.count()) == counts
 
 
 def test_without_artifacts_nothing_is_excluded_and_nothing_fails(transcript):
     result = records_ingest(paths=[transcript])
-    assert result.new == 5 and not result.excluded
+    assert result.new == 6 and not result.excluded
     assert set(statuses().values()) == {"evidence"}
 
 
@@ -116,7 +128,7 @@ def test_the_run_records_its_thresholds_and_counts(skills, transcript):
     run = IngestRun.objects.get(pk=result.run.pk)
     assert run.filtered and run.finished_at is not None
     assert run.thresholds == {"skill": 0.8}
-    assert run.counts["new"] == 5 and run.counts["excluded"] == {"skill": 2}
+    assert run.counts["new"] == 6 and run.counts["excluded"] == {"skill": 2}
     assert run.source == "vault"
 
 
