@@ -70,7 +70,7 @@ class DerivedFilter:
         self,
         thresholds: dict[str, float] | None = None,
         default_threshold: float = 0.8,
-        min_shared: int | dict[str, int] = 10,
+        min_shared: int | dict[str, int] = 20,
         params: ShingleParams = DEFAULT_PARAMS,
         min_overlap: float = 0.2,
     ):
@@ -94,7 +94,7 @@ class DerivedFilter:
 
     def min_shared_for(self, kind: str) -> int:
         if isinstance(self.min_shared, dict):
-            return self.min_shared.get(kind, 10)
+            return self.min_shared.get(kind, 20)
         return self.min_shared
 
     def __len__(self) -> int:

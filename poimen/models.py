@@ -47,7 +47,7 @@ class KindPolicy(models.Model):
 
     kind = models.CharField(max_length=50, unique=True)
     threshold = models.FloatField(default=0.8)
-    min_shared = models.PositiveIntegerField(default=10)
+    min_shared = models.PositiveIntegerField(default=20)
 
     class Meta:
         verbose_name_plural = "kind policies"

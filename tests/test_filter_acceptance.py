@@ -286,6 +286,36 @@ def test_genuine_discussion_quoting_one_sentence_of_the_skill_is_not_excluded(de
 
 
 @pytest.mark.parametrize(
+    "reply",
+    [
+        "> {sentence}\n\nAgreed.",
+        'Agreed with the skill here: "{sentence}"',
+        "{sentence}",
+    ],
+)
+def test_short_reply_quoting_one_long_sentence_of_the_skill_is_not_excluded(derived_filter, reply):
+    # A sentence of about twenty words: a quote to agree with, not a copy of the skill.
+    sentence = (
+        "Never just add a retry decorator: it hides the cause and the next flaky test joins it."
+    )
+    assert sentence in skill("flaky-test-triage")
+
+    verdict = derived_filter.check(reply.format(sentence=sentence))
+
+    assert not verdict.derived
+
+
+def test_two_quoted_paragraphs_of_a_skill_with_a_word_of_agreement_are_excluded(derived_filter):
+    paragraphs = [p for p in skill("flaky-test-triage").split("\n\n") if len(p.split()) > 25]
+    record = "> " + "\n>\n> ".join(paragraphs[:2]) + "\n\nAgreed, let's do that."
+
+    verdict = derived_filter.check(record)
+
+    assert verdict.derived
+    assert verdict.best.artifact.name == "flaky-test-triage"
+
+
+@pytest.mark.parametrize(
     "record",
     [
         "Keep the test database between runs with `--keepdb`.",

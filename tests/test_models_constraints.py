@@ -17,7 +17,7 @@ def test_kind_policy_threshold_must_lie_between_0_and_1(threshold):
 @pytest.mark.django_db
 def test_kind_policy_defaults_are_the_cards():
     policy = KindPolicy.objects.create(kind="skill")
-    assert (policy.threshold, policy.min_shared) == (0.8, 10)
+    assert (policy.threshold, policy.min_shared) == (0.8, 20)
 
 
 def test_an_artifact_version_is_stored_once(make_artifact):
