@@ -192,6 +192,26 @@ def test_reviews_are_events_and_undo_restores_the_filters_decision(ingested, adm
         review_undo(record=copy, actor=admin_user)
 
 
+def test_undoing_a_mis_keyed_verdict_restores_the_verdict_it_replaced(ingested, admin_user):
+    copy = ingested["copy"]
+    released = review_record(record=copy, verdict="false_positive", actor=admin_user)
+    review_record(record=copy, verdict="confirmed", actor=admin_user)  # the mis-key
+    assert status("copy") == "excluded"
+
+    review_undo(record=copy, actor=admin_user)
+
+    copy.refresh_from_db()
+    assert copy.review == released and status("copy") == "evidence"
+    undone = Event.objects.filter(record=copy, type="review_undone").get()
+    assert undone.data["restored"] == {"verdict": "false_positive", "review": released.pk}
+    # Undo again: now the filter's own decision holds, and then there is nothing left to undo.
+    review_undo(record=copy, actor=admin_user)
+    copy.refresh_from_db()
+    assert copy.review is None and status("copy") == "excluded"
+    with pytest.raises(InputError):
+        review_undo(record=copy, actor=admin_user)
+
+
 def test_a_false_negative_verdict_excludes_a_near_miss(ingested, admin_user):
     review_record(record=ingested["near-miss"], verdict="false_negative", actor=admin_user)
     assert status("near-miss") == "excluded"

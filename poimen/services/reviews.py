@@ -83,8 +83,8 @@ def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
 
 
 def review_undo(*, record: Record, actor, note: str = "") -> Record:
-    """Withdraw the verdict in force: the filter's decision holds again (a new event, the old
-    review kept)."""
+    """Withdraw the verdict in force: the verdict it replaced holds again, or the filter's
+    decision if there was none (a new event; the withdrawn review is kept)."""
     with transaction.atomic():
         record = (
             Record.objects.select_for_update(of=("self",))
@@ -95,7 +95,7 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
             raise InputError("this record has no review to undo")
         undone = record.review
         old_status = record.status
-        record.review = None
+        record.review = _review_replaced_by(undone)
         record.status = status_in_force(record)
         record.save(update_fields=["review", "status"])
         best = record.best_artifact
@@ -108,7 +108,26 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
             data={
                 **_review_snapshot(record, old_status),
                 "undone": {"verdict": undone.verdict, "review": undone.pk},
+                "restored": (
+                    {"verdict": record.review.verdict, "review": record.review.pk}
+                    if record.review
+                    else None
+                ),
                 "note": note,
             },
         )
     return record
+
+
+def _review_replaced_by(review: Review) -> Review | None:
+    """The verdict that was in force when `review` was given: the latest earlier review of
+    the record that has not been undone itself. A mis-keyed verdict undone loses nothing."""
+    undone = Event.objects.filter(
+        record_id=review.record_id, type=Event.Type.REVIEW_UNDONE
+    ).values_list("data__undone__review", flat=True)
+    return (
+        Review.objects.filter(record_id=review.record_id, pk__lt=review.pk)
+        .exclude(pk__in=[pk for pk in undone if pk is not None])
+        .order_by("-pk")
+        .first()
+    )
