@@ -63,6 +63,13 @@ def test_lowering_a_threshold_excludes_near_misses_from_stored_matches(ingested,
     assert Match.objects.get(record=ingested["near-miss"]).threshold == overlap - 0.01
 
 
+def test_a_threshold_change_keeps_the_threshold_a_standing_decision_was_made_under(ingested):
+    threshold_change(kind="skill", value=0.9, reason="fewer false positives")
+
+    assert status("copy") == "excluded"  # overlap 1.0: still over 0.9, decided at 0.8
+    assert Match.objects.get(record=ingested["copy"]).threshold == 0.8
+
+
 def test_raising_a_threshold_releases_and_logs_each_release(ingested, no_rematching):
     result = threshold_change(kind="skill", value=1.0, reason="nothing is ever a copy")
     assert result.released == 1

@@ -225,7 +225,9 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
                     result.kept_by_review += 1
             Record.objects.bulk_update(chunk, ["derived", "status"])
             Event.objects.bulk_create(events)
-    Match.objects.filter(artifact__kind=kind).update(threshold=value)
+            # Only these records were decided again, under the new value; the others' matches
+            # keep the threshold their decision was made under.
+            Match.objects.filter(artifact__kind=kind, record__in=chunk).update(threshold=value)
 
 
 @dataclass(frozen=True)
