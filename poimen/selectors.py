@@ -37,7 +37,8 @@ PAGE_SIZE = 50
 COUNT_CAP = 1000
 SNIPPET_CHARS = 240
 HISTOGRAM_BINS = 20
-# A passage is boilerplate when most of its shingles occur in at least this many artifacts.
+# A passage is boilerplate when most of its shingles occur in at least this many artifacts
+# (distinct kind and name: versions of one skill count once).
 BOILERPLATE_MIN_ARTIFACTS = 3
 DEFAULT_THRESHOLD = KindPolicy._meta.get_field("threshold").default
 DEFAULT_MIN_SHARED = KindPolicy._meta.get_field("min_shared").default
@@ -486,20 +487,25 @@ class MarkedPassage:
 
 
 def _shingle_document_frequency() -> tuple[np.ndarray, np.ndarray]:
-    """Each distinct artifact shingle and the number of artifacts holding it."""
-    per_artifact = [
-        np.unique(np.frombuffer(bytes(blob), dtype="<u8"))
-        for blob in Artifact.objects.filter(
+    """Each distinct artifact shingle and the number of artifacts holding it, an artifact
+    being a (kind, name): the versions of one skill, or a text-less copy from a manifest,
+    share their text with it and are not "many artifacts"."""
+    per_artifact: dict[tuple[str, str], list[np.ndarray]] = {}
+    rows = (
+        Artifact.objects.filter(
             shingle_normaliser=DEFAULT_PARAMS.normaliser,
             shingle_k=DEFAULT_PARAMS.k,
             shingle_hash=DEFAULT_PARAMS.hash,
         )
-        .values_list("shingles", flat=True)
+        .values_list("kind", "name", "shingles")
         .iterator(chunk_size=500)
-    ]
+    )
+    for kind, name, blob in rows:
+        per_artifact.setdefault((kind, name), []).append(np.frombuffer(bytes(blob), dtype="<u8"))
     if not per_artifact:
         return np.empty(0, dtype="<u8"), np.empty(0, dtype=np.int64)
-    return np.unique(np.concatenate(per_artifact), return_counts=True)
+    distinct = [np.unique(np.concatenate(versions)) for versions in per_artifact.values()]
+    return np.unique(np.concatenate(distinct), return_counts=True)
 
 
 _frequency_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -9,6 +9,7 @@ from django.urls import reverse
 from poimen import selectors
 from poimen.middleware import CONTENT_SECURITY_POLICY
 from poimen.models import Artifact, Record
+from tests.conftest import demo_skill
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -262,6 +263,29 @@ def test_boilerplate_passages_are_greyed(logged_in, desk_data, make_artifact, mo
     record = desk_data["verbatim"]
     html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
     assert "boilerplate" in html
+    assert 'class="hl hl-1 boilerplate"' in html
+
+
+def test_a_verbatim_copy_is_not_boilerplate_when_its_skill_has_versions(
+    logged_in, desk_data, make_artifact
+):
+    """Versions of one skill share its text, but they are one artifact, not many."""
+    text = demo_skill("release-notes")
+    for version in range(2, 5):
+        make_artifact(name="release-notes", text=f"{text}\n\nVersion {version} of these notes.")
+    record = desk_data["verbatim"]
+    html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
+    assert 'class="hl hl-1"' in html and "hl-1 boilerplate" not in html
+
+
+def test_a_passage_shared_by_three_different_artifacts_is_boilerplate(
+    logged_in, desk_data, make_artifact
+):
+    text = demo_skill("release-notes")
+    for name in ("release-notes-copy", "release-notes-fork"):
+        make_artifact(name=name, text=text)
+    record = desk_data["verbatim"]
+    html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
     assert 'class="hl hl-1 boilerplate"' in html
 
 
