@@ -30,7 +30,8 @@ from django.db.models import (
 from django.db.models.functions import Cast, Floor, Greatest, Length, Lower, StrIndex, Substr
 from django.utils import timezone
 
-from filter import DEFAULT_PARAMS, ArtifactRecord, ShingleParams, match_passages, shingle_text
+from filter import DEFAULT_PARAMS, match_passages, shingle_text
+from poimen.filtering import artifact_to_record
 from poimen.models import Artifact, Event, IngestRun, KindPolicy, Match, Record, Review
 
 PAGE_SIZE = 50
@@ -461,22 +462,6 @@ def record_events(record: Record) -> list[Event]:
     )
 
 
-def artifact_record(artifact: Artifact) -> ArtifactRecord:
-    """The matcher's view of a stored artifact."""
-    return ArtifactRecord(
-        kind=artifact.kind,
-        name=artifact.name,
-        sha256=artifact.sha256,
-        shingles=artifact.shingle_array,
-        emitted_at=artifact.emitted_at,
-        params=ShingleParams(
-            normaliser=artifact.shingle_normaliser, k=artifact.shingle_k, hash=artifact.shingle_hash
-        ),
-        text=artifact.text or None,
-        n_tokens=artifact.n_tokens,
-    )
-
-
 @dataclass(frozen=True)
 class MarkedPassage:
     number: int
@@ -533,7 +518,7 @@ def is_boilerplate(passage_text: str) -> bool:
 
 
 def passages_for(record: Record, artifact: Artifact) -> list[MarkedPassage]:
-    passages = match_passages(record.text, artifact_record(artifact))
+    passages = match_passages(record.text, artifact_to_record(artifact))
     return [
         MarkedPassage(
             number=p.number,
