@@ -204,3 +204,27 @@ def test_an_artifact_that_cannot_be_matched_stops_the_commands_with_exit_2(copie
     assert not Record.objects.exists()
     assert exit_code("refilter") == 2
     assert exit_code("verify_derived") == 2
+
+
+@pytest.mark.parametrize("command", ["export_manifest", "export_records"])
+def test_an_export_to_a_path_it_cannot_write_is_bad_usage_and_leaves_nothing(command, tmp_path):
+    missing_folder = tmp_path / "no" / "such" / "out.jsonl"
+    with pytest.raises(CommandError) as error:
+        run(command, "--output", str(missing_folder))
+    assert error.value.returncode == 2 and str(tmp_path / "no" / "such") in str(error.value)
+
+    a_folder = tmp_path / "folder"
+    a_folder.mkdir()
+    assert exit_code(command, "--output", str(a_folder)) == 2
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["folder"]  # no temporary left
+
+
+def test_an_export_replaces_its_file_whole(copies, tmp_path):
+    output = tmp_path / "records.jsonl"
+    output.write_text("an older export\n" * 1000, encoding="utf-8")
+    run("ingest", str(copies))
+
+    run("export_records", "--output", str(output))
+
+    lines = output.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["copy", "note"]

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from poimen.management.exports import export_to
 from poimen.services import manifest_export
 
 
@@ -12,9 +13,4 @@ class Command(BaseCommand):
         parser.add_argument("--output", type=Path, help="file to write (default: stdout)")
 
     def handle(self, *args, output: Path | None, **options):
-        if output is None:
-            manifest_export(stream=self.stdout)
-            return
-        with open(output, "w", encoding="utf-8") as stream:
-            written = manifest_export(stream=stream)
-        self.stderr.write(f"{written} artifacts written to {output}")
+        export_to(self, output, lambda stream: manifest_export(stream=stream), "artifacts")

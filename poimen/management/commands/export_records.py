@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from poimen.management.exports import export_to
 from poimen.services import records_export
 
 
@@ -15,9 +16,4 @@ class Command(BaseCommand):
         parser.add_argument("--output", type=Path, help="file to write (default: stdout)")
 
     def handle(self, *args, output: Path | None, **options):
-        if output is None:
-            records_export(stream=self.stdout)
-            return
-        with open(output, "w", encoding="utf-8") as stream:
-            written = records_export(stream=stream)
-        self.stderr.write(f"{written} records written to {output}")
+        export_to(self, output, lambda stream: records_export(stream=stream), "records")
