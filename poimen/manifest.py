@@ -18,21 +18,30 @@ Key = tuple[str, str, str]
 
 def manifest_read(path: Path) -> Iterator[ArtifactRecord | ManifestError]:
     """Each line's artifact, or the error that says which line is wrong and why."""
+    for _, item in manifest_read_numbered(path):
+        yield item
+
+
+def manifest_read_numbered(path: Path) -> Iterator[tuple[int, ArtifactRecord | ManifestError]]:
+    """As manifest_read, each item with the number of the line it came from."""
     with open(path, "rb") as stream:
         for lineno, raw in enumerate(stream, start=1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                yield ManifestError(
-                    f"invalid UTF-8 at byte {error.start}", source=str(path), lineno=lineno
+                yield (
+                    lineno,
+                    ManifestError(
+                        f"invalid UTF-8 at byte {error.start}", source=str(path), lineno=lineno
+                    ),
                 )
                 continue
             if not line.strip():
                 continue
             try:
-                yield ArtifactRecord.from_json_line(line, source=str(path), lineno=lineno)
+                yield lineno, ArtifactRecord.from_json_line(line, source=str(path), lineno=lineno)
             except ManifestError as error:
-                yield error
+                yield lineno, error
 
 
 def _keys_in(stream) -> set[Key]:

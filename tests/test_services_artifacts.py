@@ -122,9 +122,13 @@ def test_shingles_under_other_params_without_text_are_refused(tmp_path):
         params=ShingleParams(k=7),
     )
     manifest = tmp_path / "m.jsonl"
-    manifest.write_text(record.to_json_line(with_text=False) + "\n", encoding="utf-8")
+    good = ArtifactRecord.from_text(kind="skill", name="b", text=demo_skill("release-notes"))
+    manifest.write_text(
+        good.to_json_line() + "\n" + record.to_json_line(with_text=False) + "\n", encoding="utf-8"
+    )
     result = artifacts_import(path=manifest)
-    assert result.registered == 0
+    assert result.registered == 1
+    assert result.problems[0].startswith(f"{manifest}:2: skill/a: shingles made with")
     assert "no text to make them again" in result.problems[0]
 
 
@@ -159,7 +163,9 @@ def test_folder_import_reports_a_name_too_long_to_store(tmp_path):
     (tmp_path / "b.md").write_text("# B\n\nShip it on Tuesdays.\n", encoding="utf-8")
     result = artifacts_import(path=tmp_path, kind="runbook")
     assert result.registered == 1
-    assert "a name of 1 to 255 characters" in result.problems[0]
+    assert result.problems == [
+        f"{tmp_path / 'a.md'}: an artifact needs a name of 1 to 255 characters"
+    ]
 
 
 @pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
 from poimen.filtering import artifact_from_record, artifact_to_record
-from poimen.manifest import manifest_append, manifest_read, manifest_write
+from poimen.manifest import manifest_append, manifest_read_numbered, manifest_write
 from poimen.models import Artifact, Event
 from poimen.services.common import InputError, check_kind, check_name
 
@@ -145,11 +145,16 @@ def _artifacts_in_folder(folder: Path, kind: str | None, result: ImportResult):
             continue
         fallback = path.parent.name if own_folder else path.stem
         name = artifact_name_from_text(text, fallback=fallback)
+        try:
+            check_name(name)
+        except InputError as error:
+            result.problems.append(f"{path}: {error}")
+            continue
         yield ArtifactRecord.from_text(kind=file_kind, name=name, text=text)
 
 
 def _artifacts_in_manifest(path: Path, kind: str | None, result: ImportResult):
-    for item in manifest_read(path):
+    for lineno, item in manifest_read_numbered(path):
         if isinstance(item, ManifestError):
             result.problems.append(str(item))
             continue
@@ -157,9 +162,10 @@ def _artifacts_in_manifest(path: Path, kind: str | None, result: ImportResult):
             continue
         try:
             check_kind(item.kind)
+            check_name(item.name)
             yield _usable(item)
         except InputError as error:
-            result.problems.append(f"{path}: {error}")
+            result.problems.append(f"{path}:{lineno}: {error}")
 
 
 def artifacts_import(
@@ -179,11 +185,6 @@ def artifacts_import(
         return result
     stored = []
     for record in records:
-        try:
-            check_name(record.name)
-        except InputError as error:
-            result.problems.append(f"{path}: {record.kind}/{record.name[:60]}…: {error}")
-            continue
         artifact, created = _artifact_store(record, actor=actor)
         result.registered += created
         result.already += not created
