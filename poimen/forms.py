@@ -23,6 +23,9 @@ VERDICT_FILTER_CHOICES = [
 ]
 SORT_CHOICES = [("overlap", "highest overlap first"), ("time", "newest first")]
 FORMAT_CHOICES = [("csv", "CSV"), ("jsonl", "JSONL")]
+# The largest id a database holds (a 64-bit signed integer): a bigger number is a form error,
+# not a value handed to the database (SQLite raises OverflowError on it).
+MAX_ID = 2**63 - 1
 
 
 class ListFilterForm(forms.Form):
@@ -30,7 +33,9 @@ class ListFilterForm(forms.Form):
 
     q = forms.CharField(required=False, max_length=200, label="Search text")
     kind = forms.ChoiceField(required=False)
-    artifact = forms.IntegerField(required=False, min_value=1, label="Artifact id")
+    artifact = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, label="Artifact id"
+    )
     overlap_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Overlap from")
     overlap_max = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
     verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
@@ -92,7 +97,7 @@ class BulkVerdictForm(forms.Form):
     note = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
-    expected = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    expected = forms.IntegerField(min_value=0, max_value=MAX_ID, widget=forms.HiddenInput)
 
 
 class AuditFilterForm(forms.Form):

@@ -257,7 +257,7 @@ def _after_cursor(queryset: QuerySet, cursor: str, sort: str) -> QuerySet:
             key = "best_overlap"
         else:
             return queryset
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, OverflowError):
         return queryset
     return queryset.filter(**{f"{key}__lte": value}).filter(
         Q(**{f"{key}__lt": value}) | Q(id__lt=record_id)

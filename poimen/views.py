@@ -164,7 +164,9 @@ def exclusions_bulk(request):
     )
     changed = False
     too_many = count > BULK_LIMIT
-    if request.method == "POST" and bulk_form.is_valid() and not too_many:
+    # A filter that did not parse is left out, which widens the set: never judge that set.
+    unclear = bool(form.errors)
+    if request.method == "POST" and bulk_form.is_valid() and not too_many and not unclear:
         if bulk_form.cleaned_data["expected"] != count:
             changed = True
             bulk_form = BulkVerdictForm(
@@ -190,6 +192,7 @@ def exclusions_bulk(request):
         "count": count,
         "changed": changed,
         "too_many": too_many,
+        "unclear": unclear,
         "bulk_limit": BULK_LIMIT,
         "list_query": _list_query(request),
     }
@@ -266,7 +269,8 @@ def export(request):
     file_format = request.GET.get("format", "csv")
     if file_format not in dict(FORMAT_CHOICES):
         file_format = "csv"
-    if request.GET.get("download"):
+    # A filter that did not parse would widen the file: say so instead of downloading.
+    if request.GET.get("download") and not form.errors:
         rows = selectors.export_rows(queryset)
         if file_format == "jsonl":
             response = StreamingHttpResponse(_jsonl_lines(rows), content_type="application/jsonl")
@@ -275,12 +279,14 @@ def export(request):
         response["Content-Disposition"] = f'attachment; filename="poimen-{list_name}.{file_format}"'
         return response
     context = {
+        "form": form,
         "count": queryset.count(),
         "list_name": list_name,
         "list_query": _list_query(request),
         "formats": FORMAT_CHOICES,
     }
-    return render_page(request, "export.html", context)
+    status = 400 if request.GET.get("download") else 200
+    return render_page(request, "export.html", context, status=status)
 
 
 # --- records ----------------------------------------------------------------------------------

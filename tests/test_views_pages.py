@@ -183,6 +183,44 @@ def test_a_filter_that_does_not_parse_is_ignored_not_fatal(logged_in, desk_data)
     assert b"not understood" in response.content
 
 
+TOO_BIG = "99999999999999999999"  # more than a 64-bit integer holds
+
+
+@pytest.mark.parametrize("name", ["exclusions", "near_misses", "export", "exclusions_bulk"])
+def test_an_id_too_big_for_the_database_is_a_form_error_not_a_500(logged_in, desk_data, name):
+    response = logged_in.get(reverse(name) + f"?artifact={TOO_BIG}")
+    assert response.status_code == 200
+    assert response.context["form"].errors["artifact"]
+    assert b"not understood: artifact" in response.content
+
+
+def test_export_and_bulk_refuse_a_filter_that_did_not_parse(logged_in, desk_data):
+    """Leaving the filter out would widen the set: export or judge nothing instead."""
+    export = logged_in.get(reverse("export") + f"?artifact={TOO_BIG}&download=1")
+    assert export.status_code == 400 and b"Nothing is exported" in export.content
+    assert b"Download CSV" not in export.content
+    bulk_url = reverse("exclusions_bulk") + f"?artifact={TOO_BIG}"
+    assert b"Apply to" not in logged_in.get(bulk_url).content
+    response = logged_in.post(bulk_url, {"verdict": "confirmed", "expected": 2})
+    assert response.status_code == 400
+    assert not Record.objects.filter(review__isnull=False).exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"/exclusions/?after=o0.5_{TOO_BIG}",
+        f"/near-misses/?after=o0.5_{TOO_BIG}&sort=overlap",
+        f"/exclusions/?after=t{TOO_BIG}_1&sort=time",
+        f"/audit/?after={TOO_BIG}",
+        f"/records/{TOO_BIG}/",
+        f"/artifacts/{TOO_BIG}/",
+    ],
+)
+def test_a_cursor_or_path_id_too_big_for_the_database_is_not_a_500(logged_in, desk_data, url):
+    assert logged_in.get(url).status_code in (200, 404)
+
+
 def test_search_marks_the_hit_in_the_snippet(logged_in, desk_data):
     html = logged_in.get(reverse("exclusions") + "?q=owned").content.decode()
     assert "<mark>owned</mark>" in html
