@@ -228,3 +228,15 @@ def test_an_export_replaces_its_file_whole(copies, tmp_path):
 
     lines = output.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["copy", "note"]
+
+
+def test_a_kind_no_artifact_has_is_refused_by_set_threshold_and_refilter(copies):
+    run("import_artifacts", str(DEMO_DATA / "artifacts"))
+
+    with pytest.raises(CommandError) as error:
+        run("set_threshold", "skil", "0.7", "--reason", "typo")
+    assert error.value.returncode == 2
+    assert "'skil'" in str(error.value) and "known: reference, skill" in str(error.value)
+    assert not KindPolicy.objects.filter(kind="skil").exists()
+    assert exit_code("refilter", "--kind", "skil") == 2
+    assert exit_code("set_threshold", "skill", "0.7", "--reason", "a real kind") == 0

@@ -67,6 +67,8 @@ def records_refilter(
     """Check stored records again (against every artifact, or those of `kind`): matches are
     replaced, decisions and statuses updated. A reviewer's verdict is never overridden."""
     batch_size = batch_size_or_default(batch_size)
+    if kind is not None:
+        check_known_kind(kind)
     db_filter = filter_from_db(kind=kind)
     policies = db_filter.policies
     kinds = set(Artifact.objects.values_list("kind", flat=True))
@@ -147,11 +149,21 @@ class ThresholdBelowFloor(InputError):
     """A threshold the stored matches cannot show the effect of."""
 
 
+def check_known_kind(kind: str) -> str:
+    """A kind some artifact has (or that has a policy already): a typo is refused, not
+    turned into a new kind with no artifacts."""
+    check_kind(kind)
+    if Artifact.objects.filter(kind=kind).exists() or KindPolicy.objects.filter(kind=kind).exists():
+        return kind
+    known = sorted(set(Artifact.objects.values_list("kind", flat=True)))
+    raise InputError(f"no artifact is of kind {kind!r} (known: {', '.join(known) or 'none yet'})")
+
+
 def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> ThresholdResult:
     """Set `kind`'s threshold and apply it from the stored matches (no re-shingling): records
     the new value excludes or releases change status, each with an event, unless a reviewer's
     verdict holds them. Writes a ThresholdChange and a threshold_changed event."""
-    check_kind(kind)
+    check_known_kind(kind)
     value = float(value)
     if not 0.0 <= value <= 1.0:
         raise InputError(f"a threshold is between 0 and 1, not {value}")
