@@ -240,3 +240,20 @@ def test_a_kind_no_artifact_has_is_refused_by_set_threshold_and_refilter(copies)
     assert not KindPolicy.objects.filter(kind="skil").exists()
     assert exit_code("refilter", "--kind", "skil") == 2
     assert exit_code("set_threshold", "skill", "0.7", "--reason", "a real kind") == 0
+
+
+def test_add_artifact_refuses_a_binary_file_and_warns_of_one_too_short_to_match(
+    tmp_path, manifest_in_tmp
+):
+    binary = tmp_path / "tool.txt"
+    binary.write_bytes(b"ELF\0\0\0 some header bytes\0")
+    with pytest.raises(CommandError) as error:
+        run("add_artifact", str(binary), "--kind", "skill")
+    assert error.value.returncode == 2 and "NUL bytes" in str(error.value)
+    assert not Artifact.objects.exists()
+
+    short = tmp_path / "short.md"
+    short.write_text("Always run the linter before you push.\n", encoding="utf-8")
+    out, err = run("add_artifact", str(short), "--kind", "skill")
+    assert "registered" in out
+    assert "no record can ever match it" in err

@@ -86,6 +86,8 @@ def artifact_register(
     check_name(name)
     if not text.strip():
         raise InputError(f"{kind}/{name}: the artifact's text is empty")
+    if "\0" in text:
+        raise InputError(f"{kind}/{name}: the text holds NUL bytes: a binary file, not an artifact")
     record = ArtifactRecord.from_text(kind=kind, name=name, text=text, emitted_at=emitted_at)
     artifact, created = _artifact_store(record, actor=actor)
     # The manifest line is the stored row's (its emitted_at), even when the row was there before.
@@ -133,6 +135,9 @@ def _artifacts_in_folder(folder: Path, kind: str | None, result: ImportResult):
             continue
         if not text.strip():
             result.problems.append(f"{path}: empty text")
+            continue
+        if "\0" in text:
+            result.problems.append(f"{path}: binary file (NUL bytes), not an artifact")
             continue
         # The kind is the folder holding the file; a skill in a folder of its own
         # (skills/<name>/SKILL.md) is named by that folder and its kind is the one above.

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.filtering import Policies
 from poimen.services import InputError, artifact_name_from_text, artifact_register
 
 
@@ -38,3 +39,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{artifact.kind}/{artifact.name} {artifact.sha256[:12]}: {state}; {line}"
         )
+        shingles = len(artifact.shingle_array)
+        min_shared = Policies.load().min_shared_for(artifact.kind)
+        if shingles < min_shared:
+            self.stderr.write(
+                f"warning: {artifact.kind}/{artifact.name} has {shingles} shingles, fewer than "
+                f"the {min_shared} a match of its kind needs: no record can ever match it"
+            )
