@@ -51,6 +51,37 @@ def test_false_negative_excludes_a_near_miss(logged_in, desk_data):
     assert Event.objects.filter(record=record, type="review_false_negative").exists()
 
 
+def test_a_record_without_matches_has_no_verdict_panel(logged_in, desk_data):
+    record = desk_data["unrelated"]
+    html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
+    assert 'aria-label="Verdict"' not in html and "Note (optional)" not in html
+    assert 'data-shortcut="n"' not in html
+
+
+def test_false_negative_on_a_record_without_matches_is_refused(logged_in, desk_data):
+    record = desk_data["unrelated"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]), {"verdict": "false_negative"}
+    )
+    assert response.status_code == 302
+    assert refreshed(record).review is None and refreshed(record).status == "evidence"
+    htmx = logged_in.post(
+        reverse("record_review", args=[record.pk]), {"verdict": "false_negative"}, **HTMX
+    )
+    assert htmx.status_code == 400 and b"matched no artifact" in htmx.content
+    assert not Review.objects.exists()
+
+
+def test_undo_stays_offered_on_a_record_without_matches(logged_in, desk_data):
+    judged, plain = desk_data["verbatim"], desk_data["unrelated"]
+    logged_in.post(
+        reverse("record_review", args=[judged.pk]),
+        {"verdict": "confirmed", "next": reverse("record", args=[plain.pk])},
+    )
+    html = logged_in.get(reverse("record", args=[plain.pk])).content.decode()
+    assert "Undo that verdict" in html and "Note (optional)" not in html
+
+
 @pytest.mark.parametrize(
     ("name", "verdict", "status_after_undo"),
     [
