@@ -257,3 +257,16 @@ def test_add_artifact_refuses_a_binary_file_and_warns_of_one_too_short_to_match(
     out, err = run("add_artifact", str(short), "--kind", "skill")
     assert "registered" in out
     assert "no record can ever match it" in err
+
+
+def test_ingest_says_how_many_problems_and_whether_anything_was_ingested(copies, tmp_path):
+    missing = tmp_path / "missing.jsonl"
+
+    with pytest.raises(CommandError) as nothing:
+        run("ingest", str(missing))
+    assert str(nothing.value) == "1 problem in the input (listed above); nothing could be read"
+
+    with pytest.raises(CommandError) as some:
+        run("ingest", str(missing), str(tmp_path / "also-missing.md"), str(copies))
+    assert str(some.value) == "2 problems in the input (listed above); the rest was ingested"
+    assert Record.objects.count() == 2

@@ -63,10 +63,9 @@ class Command(BaseCommand):
             f"excluded {sum(result.excluded.values())} ({excluded}), errors {result.errors}"
         )
         if result.errors:
-            raise CommandError(
-                f"{result.errors} inputs could not be read (listed above); the rest was ingested",
-                returncode=2,
-            )
+            problems = "1 problem" if result.errors == 1 else f"{result.errors} problems"
+            rest = "the rest was ingested" if result.read else "nothing could be read"
+            raise CommandError(f"{problems} in the input (listed above); {rest}", returncode=2)
 
 
 class _Progress:
