@@ -313,7 +313,9 @@ def record(request, record_id: int):
         previous_id, next_id = selectors.neighbours(
             LISTS[list_name](filters=filters), record, sort=filters.sort
         )
-    context_query = f"list={list_name}&{list_query}" if list_name in LISTS else ""
+    context_query = (
+        "&".join(filter(None, [f"list={list_name}", list_query])) if list_name in LISTS else ""
+    )
     context = {
         "record": record,
         "matches": matches,
@@ -327,8 +329,9 @@ def record(request, record_id: int):
         "context_query": context_query,
         "previous_id": previous_id,
         "next_id": next_id,
+        # Back to the list the record was opened from; opened from elsewhere, there is none.
         "back_url": (
-            f"{reverse(list_name)}?{list_query}" if list_name in LISTS else reverse("exclusions")
+            "?".join(filter(None, [reverse(list_name), list_query])) if list_name in LISTS else ""
         ),
     }
     return render_page(request, "record.html", context, fragments=("content", "comparison"))

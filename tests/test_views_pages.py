@@ -2,6 +2,7 @@
 escaping, the CSP header and query-count bounds on the lists."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -333,6 +334,48 @@ def test_record_opened_from_a_list_links_to_its_neighbours(logged_in, desk_data)
     response = logged_in.get(url)
     assert response.context["next_id"] == second.pk
     assert b'data-shortcut="next"' in response.content
+
+
+def nav_current(html: str) -> list[str]:
+    """The names of the main navigation links marked as the current page."""
+    nav = html[html.index('<nav class="nav"') : html.index("</nav>")]
+    return re.findall(r'aria-current="page">([^<]+)</a>', nav)
+
+
+def test_a_record_highlights_the_list_it_was_opened_from(logged_in, desk_data):
+    near, verbatim = desk_data["near"], desk_data["verbatim"]
+    from_near = logged_in.get(reverse("record", args=[near.pk]) + "?list=near_misses")
+    assert nav_current(from_near.content.decode()) == ["Near misses"]
+    from_exclusions = logged_in.get(reverse("record", args=[verbatim.pk]) + "?list=exclusions")
+    assert nav_current(from_exclusions.content.decode()) == ["Exclusions"]
+    export = logged_in.get(reverse("export") + "?list=near_misses")
+    assert nav_current(export.content.decode()) == ["Near misses"]
+    assert nav_current(logged_in.get(reverse("record", args=[near.pk])).content.decode()) == []
+
+
+def test_back_to_the_list_goes_where_the_record_came_from_or_is_not_offered(logged_in, desk_data):
+    near = desk_data["near"]
+    response = logged_in.get(reverse("record", args=[near.pk]) + "?list=near_misses&kind=skill")
+    assert response.context["back_url"] == reverse("near_misses") + "?kind=skill"
+    alone = logged_in.get(reverse("record", args=[near.pk]))
+    assert b"Back to the list" not in alone.content
+
+
+def test_links_never_end_in_a_stray_ampersand_or_question_mark(logged_in, desk_data):
+    verbatim = desk_data["verbatim"]
+    pages = [
+        reverse("exclusions"),
+        reverse("near_misses"),
+        reverse("export"),
+        reverse("exclusions_bulk"),
+        reverse("record", args=[verbatim.pk]) + "?list=exclusions",
+        reverse("record", args=[verbatim.pk]),
+    ]
+    for url in pages:
+        html = logged_in.get(url).content.decode()
+        assert '&amp;"' not in html and '?"' not in html, url
+    rows = logged_in.get(reverse("exclusions")).content.decode()
+    assert f'href="/records/{verbatim.pk}/?list=exclusions"' in rows
 
 
 def test_missing_record_is_404(logged_in, db):

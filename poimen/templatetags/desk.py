@@ -1,7 +1,10 @@
 """Template helpers of the review desk. Record and artifact text is untrusted: every piece of it
 goes through conditional_escape, and the only markup added is our own, built with format_html."""
 
+from urllib.parse import urlencode
+
 from django import template
+from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
@@ -69,6 +72,16 @@ def search_hit(snippet: str, query: str):
         position = found + len(needle)
     pieces.append(conditional_escape(snippet[position:]))
     return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
+
+
+@register.simple_tag
+def href(viewname: str, *args, query: str = "", **params) -> str:
+    """A desk URL with `params` and an already-encoded `query` (a list's filters) after it,
+    joined so that no `?` or `&` is left dangling when either is empty."""
+    parts = [urlencode({k: v for k, v in params.items() if v not in (None, "")}), query]
+    joined = "&".join(part for part in parts if part)
+    url = reverse(viewname, args=args)
+    return f"{url}?{joined}" if joined else url
 
 
 @register.filter
