@@ -394,6 +394,20 @@ def test_overview_counts_per_kind_and_warns_about_unfiltered_runs(logged_in, des
     assert "Review progress" in counts and "Recent ingest runs" not in counts
 
 
+def test_overview_shows_evidence_once_not_per_kind(logged_in, desk_data):
+    """Per kind, evidence would be only the evidence that matched that kind: the near misses
+    again (and the records reviewers released), which reads as if it were all the evidence."""
+    response = logged_in.get(reverse("overview"))
+    html = response.content.decode()
+    table = html[html.index("Per kind of artifact") : html.index("Recent ingest runs")]
+    assert "<th>Kind</th>" in table and ">Evidence<" not in table
+    assert "Exclusions unreviewed" in table
+    assert (
+        response.context["totals"]["evidence"] == Record.objects.filter(status="evidence").count()
+    )
+    assert f'<div class="stat">{response.context["totals"]["evidence"]}</div>' in html
+
+
 def test_artifacts_list_counts_exclusions_per_artifact(logged_in, desk_data):
     response = logged_in.get(reverse("artifacts") + "?kind=skill")
     rows = {artifact.name: excluded for artifact, excluded in response.context["rows"]}
