@@ -5,7 +5,7 @@ import json
 import pytest
 
 from filter import DerivedFilter
-from poimen.models import Event, KindPolicy, Match, Record, ThresholdChange
+from poimen.models import Event, KindPolicy, Match, Record, Review, ThresholdChange
 from poimen.services import (
     InputError,
     ThresholdBelowFloor,
@@ -217,6 +217,15 @@ def test_undoing_a_mis_keyed_verdict_restores_the_verdict_it_replaced(ingested, 
     assert copy.review is None and status("copy") == "excluded"
     with pytest.raises(InputError):
         review_undo(record=copy, actor=admin_user)
+
+
+def test_a_verdict_that_does_not_fit_the_record_is_refused(ingested, admin_user):
+    with pytest.raises(InputError, match="matches no artifact"):
+        review_record(record=ingested["unrelated"], verdict="false_negative", actor=admin_user)
+    with pytest.raises(InputError, match="never excluded"):
+        review_record(record=ingested["unrelated"], verdict="confirmed", actor=admin_user)
+    assert not Review.objects.exists()
+    assert status("unrelated") == "evidence"
 
 
 def test_a_false_negative_verdict_excludes_a_near_miss(ingested, admin_user):
