@@ -188,3 +188,14 @@ def test_tune_a_threshold_and_watch_the_preview(
     expect(page.locator(".messages")).to_contain_text("0.8 → 0.3")
     screenshot("tuning-saved")
     assert Record.objects.get(pk=desk_data["near"].pk).status == "excluded"
+
+
+def test_artifact_text_is_shown_whole(
+    live_server, page, log_in, reviewer, desk_data, browser_problems
+):
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(f"{live_server.url}/artifacts/{desk_data['verbatim'].best_artifact_id}/")
+    text = page.locator("pre.pane-text")
+    expect(text).to_contain_text("release notes")
+    hidden = text.evaluate("element => element.scrollHeight - element.clientHeight")
+    assert hidden <= 1
