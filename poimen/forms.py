@@ -54,8 +54,9 @@ class ListFilterForm(forms.Form):
         ]
         if not with_verdict:
             del self.fields["verdict"]
-        for name in ("overlap_min", "overlap_max"):
-            self.fields[name].widget.attrs.update(step="0.01", placeholder="0.00")
+        # Placeholders that cannot be read as values already set.
+        for name, placeholder in (("overlap_min", "min"), ("overlap_max", "max")):
+            self.fields[name].widget.attrs.update(step="0.01", placeholder=placeholder)
         for name in ("date_from", "date_to"):
             self.fields[name].widget = forms.DateInput(attrs={"type": "date"})
         self.fields["q"].widget = forms.TextInput(

@@ -222,6 +222,12 @@ def test_a_cursor_or_path_id_too_big_for_the_database_is_not_a_500(logged_in, de
     assert logged_in.get(url).status_code in (200, 404)
 
 
+def test_overlap_filters_have_placeholders_that_do_not_look_like_values(logged_in, desk_data):
+    html = logged_in.get(reverse("near_misses")).content.decode()
+    assert 'placeholder="min"' in html and 'placeholder="max"' in html
+    assert 'placeholder="0.00"' not in html
+
+
 def test_search_marks_the_hit_in_the_snippet(logged_in, desk_data):
     html = logged_in.get(reverse("exclusions") + "?q=owned").content.decode()
     assert "<mark>owned</mark>" in html
