@@ -349,9 +349,8 @@ def _after_verdict(request, record: Record, message: str):
     """htmx from a list row: the row again. Otherwise on to `next` (the following record)."""
     row = request.POST.get("row", "")
     if request.htmx and row in LISTS:
-        template = "exclusions.html" if row == "exclusions" else "near_misses.html"
         context = {"row": selectors.list_row(record.pk), "list_name": row, "list_query": ""}
-        return render(request, f"{template}#row", context)
+        return render(request, "_list_row.html", context)
     messages.success(request, message)
     # The next page offers to undo this (u), so a mis-key costs one more key.
     request.session["last_verdict"] = record.pk if "undo" not in request.path else None
