@@ -256,6 +256,26 @@ def test_a_user_without_the_review_permission_reads_but_cannot_judge(client, des
     assert refreshed(record).review is None
 
 
+def test_a_reader_sees_no_judge_column_no_verdict_keys_and_no_invitation(client, desk_data):
+    from django.contrib.auth.models import User
+
+    client.force_login(User.objects.create_user("rea", password="only-reads-things"))
+    for name in ("exclusions", "near_misses"):
+        html = client.get(reverse(name)).content.decode()
+        assert "<th>Judge</th>" not in html, name
+        assert "<kbd>c</kbd> confirm" not in html and "<kbd>u</kbd> undo" not in html, name
+        assert "<kbd>n</kbd> false negative" not in html, name
+        assert "<kbd>c</kbd></td>" not in html and "<kbd>u</kbd></td>" not in html, name
+        assert "<kbd>Enter</kbd> open" in html, name
+    assert b"Judge them here" not in client.get(reverse("exclusions")).content
+
+
+def test_a_reviewer_sees_the_judge_column_and_the_verdict_keys(logged_in, desk_data):
+    html = logged_in.get(reverse("exclusions")).content.decode()
+    assert "<th>Judge</th>" in html and "<kbd>c</kbd> confirm" in html
+    assert "<kbd>c</kbd></td>" in html and "Judge them here" in html
+
+
 def test_bulk_verdict_over_too_many_records_asks_to_narrow_the_filters(
     logged_in, desk_data, monkeypatch
 ):
