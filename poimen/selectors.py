@@ -37,6 +37,8 @@ from poimen.models import Artifact, Event, IngestRun, KindPolicy, Match, Record,
 PAGE_SIZE = 50
 COUNT_CAP = 1000
 SNIPPET_CHARS = 240
+# A search's snippet starts this many characters before the first hit.
+SNIPPET_LEAD = 60
 HISTOGRAM_BINS = 20
 # A passage is boilerplate when most of its shingles occur in at least this many artifacts
 # (distinct kind and name: versions of one skill count once).
@@ -178,16 +180,18 @@ def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
 
 def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     """Rows for a list: a snippet instead of the whole text, related rows in the same query."""
+    # One character more than is shown, so the template knows the text goes on (and says so).
     if filters.q:
         # Start the snippet a little before the first hit, so the reader sees why it matched.
         position = StrIndex(Lower("text"), Value(filters.q.lower()))
-        snippet = Substr("text", Greatest(position - 60, 1), SNIPPET_CHARS)
+        snippet_from = Greatest(position - SNIPPET_LEAD, 1)
     else:
-        snippet = Substr("text", 1, SNIPPET_CHARS)
+        snippet_from = Value(1)
+    snippet = Substr("text", snippet_from, SNIPPET_CHARS + 1)
     queryset = queryset.select_related("best_artifact", "review", "review__reviewer", "run")
     queryset = queryset.defer("text", "metadata", "coverage", "best_artifact__text")
     queryset = queryset.defer("best_artifact__shingles")
-    return queryset.annotate(snippet=snippet)
+    return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
 
 
 def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
@@ -564,7 +568,7 @@ def artifact_matches(artifact: Artifact, limit: int = PAGE_SIZE) -> list[Match]:
         Match.objects.filter(artifact=artifact)
         .select_related("record", "record__review")
         .defer("record__text", "record__metadata", "record__coverage")
-        .annotate(snippet=Substr("record__text", 1, SNIPPET_CHARS))
+        .annotate(snippet=Substr("record__text", 1, SNIPPET_CHARS + 1))
         .order_by("-overlap", "-id")[:limit]
     )
 

@@ -233,6 +233,55 @@ def test_search_marks_the_hit_in_the_snippet(logged_in, desk_data):
     assert "<mark>owned</mark>" in html
 
 
+def snippet_of(html: str, record_id: int) -> str:
+    row = html[html.index(f'id="row-{record_id}"') :]
+    cell = row[row.index('<td class="snippet">') + len('<td class="snippet">') :]
+    return cell[: cell.index("</td>")]
+
+
+def test_snippets_are_cut_at_a_word_boundary_with_an_ellipsis(logged_in, desk_data, make_record):
+    words = [f"word{number:03d}" for number in range(200)]
+    record = make_record(
+        text=" ".join(words),
+        status="excluded",
+        derived=True,
+        best_overlap=0.9,
+        best_artifact=desk_data["verbatim"].best_artifact,
+    )
+    snippet = snippet_of(logged_in.get(reverse("exclusions")).content.decode(), record.pk)
+    assert snippet.startswith("word000 ") and snippet.endswith("…")
+    assert all(word in words for word in snippet[:-1].split())
+
+    searched = logged_in.get(reverse("exclusions") + "?q=word150").content.decode()
+    snippet = snippet_of(searched, record.pk)
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert "<mark>word150</mark>" in snippet
+    assert all(
+        word in words for word in snippet[1:-1].replace("<mark>", "").replace("</mark>", "").split()
+    )
+
+
+def test_a_short_text_is_shown_whole_without_an_ellipsis(logged_in, desk_data, make_record):
+    record = make_record(
+        text="A short copy.",
+        status="excluded",
+        derived=True,
+        best_overlap=0.9,
+        best_artifact=desk_data["verbatim"].best_artifact,
+    )
+    html = logged_in.get(reverse("exclusions")).content.decode()
+    assert snippet_of(html, record.pk) == "A short copy."
+
+
+def test_artifact_page_snippets_end_at_a_word(logged_in, desk_data):
+    verbatim = desk_data["verbatim"]
+    html = logged_in.get(reverse("artifact", args=[verbatim.best_artifact_id])).content.decode()
+    cell = html[html.index('<div class="snippet small">') :]
+    snippet = cell[len('<div class="snippet small">') : cell.index("</div>")]
+    assert snippet.endswith("…") and len(snippet) <= 121
+    assert snippet[:-1].split()[-1] in verbatim.text.split()
+
+
 def test_keyset_paging_walks_the_whole_list_without_repeats(logged_in, desk_data, monkeypatch):
     monkeypatch.setattr(selectors, "PAGE_SIZE", 1)
     for sort in ("overlap", "time"):

@@ -8,6 +8,8 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
+from poimen.selectors import SNIPPET_CHARS, SNIPPET_LEAD
+
 register = template.Library()
 
 COLOURS = 8
@@ -53,10 +55,26 @@ def highlighted(text: str, passages, side: str):
     return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
 
 
+def _cut_at_words(snippet: str, *, starts_inside: bool, limit: int) -> str:
+    """A snippet cut to `limit` characters at a word boundary, with "…" where the text goes
+    on: after it when it was longer (the selectors fetch one character more than is shown),
+    before it when it starts inside the text (a search's snippet starts before the hit)."""
+    shown = snippet[:limit]
+    if len(snippet) > limit:
+        space = max(shown.rfind(" "), shown.rfind("\n"), shown.rfind("\t"))
+        shown = (shown[:space] if space > limit // 2 else shown).rstrip() + "…"
+    if starts_inside:
+        # The first word is a piece of one; the hit comes SNIPPET_LEAD characters in.
+        first_space = next((i for i, c in enumerate(shown[:SNIPPET_LEAD]) if c.isspace()), None)
+        shown = "…" + (shown[first_space:].lstrip() if first_space is not None else shown)
+    return shown
+
+
 @register.simple_tag
-def search_hit(snippet: str, query: str):
-    """A list snippet with the searched words marked (case-insensitive), all of it escaped."""
-    snippet = snippet or ""
+def search_hit(snippet: str, query: str, start: int = 1, limit: int = SNIPPET_CHARS):
+    """A list snippet with the searched words marked (case-insensitive), all of it escaped.
+    `start` is where in the record's text the snippet begins (1: at the start)."""
+    snippet = _cut_at_words(snippet or "", starts_inside=(start or 1) > 1, limit=limit)
     if not query:
         return conditional_escape(snippet)
     lowered = snippet.lower()
