@@ -433,6 +433,18 @@ def test_links_never_end_in_a_stray_ampersand_or_question_mark(logged_in, desk_d
     assert f'href="/records/{verbatim.pk}/?list=exclusions"' in rows
 
 
+def test_dates_are_set_so_that_they_never_wrap(logged_in, desk_data, reviewer):
+    from poimen.services import review_record
+
+    verbatim = desk_data["verbatim"]
+    review_record(record=verbatim, verdict="confirmed", actor=reviewer)
+    for url in page_urls(desk_data):
+        html = logged_in.get(url).content.decode()
+        outside = re.sub(r'<time class="when" datetime="[^"]+">[^<]+</time>', "", html)
+        assert not re.search(r"\d{4}-\d{2}-\d{2}", outside), url
+    assert '<time class="when"' in logged_in.get(reverse("runs")).content.decode()
+
+
 def test_missing_record_is_404(logged_in, db):
     assert logged_in.get(reverse("record", args=[999999])).status_code == 404
 

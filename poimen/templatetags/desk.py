@@ -5,6 +5,7 @@ from urllib.parse import urlencode
 
 from django import template
 from django.urls import reverse
+from django.utils.dateformat import format as date_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
@@ -100,6 +101,16 @@ def href(viewname: str, *args, query: str = "", **params) -> str:
     joined = "&".join(part for part in parts if part)
     url = reverse(viewname, args=args)
     return f"{url}?{joined}" if joined else url
+
+
+@register.filter(expects_localtime=True)
+def when(value, fmt: str = "Y-m-d H:i"):
+    """A date and time that never wraps inside itself ("2026-12-⏎01"), machine-readable too."""
+    if not value:
+        return ""
+    return format_html(
+        '<time class="when" datetime="{}">{}</time>', value.isoformat(), date_format(value, fmt)
+    )
 
 
 @register.filter
