@@ -284,6 +284,7 @@ def export(request):
         "list_name": list_name,
         "list_query": _list_query(request),
         "formats": FORMAT_CHOICES,
+        "fields": EXPORT_FIELDS,
     }
     status = 400 if request.GET.get("download") else 200
     return render_page(request, "export.html", context, status=status)
