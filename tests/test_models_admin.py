@@ -11,7 +11,13 @@ from poimen.services import review_record
 @pytest.fixture
 def populated(make_artifact, make_record, admin_user):
     artifact = make_artifact(name="release-notes")
-    record = make_record(text=artifact.text, best_artifact=artifact, best_overlap=1.0)
+    record = make_record(
+        text=artifact.text,
+        best_artifact=artifact,
+        best_overlap=1.0,
+        derived=True,
+        status="excluded",
+    )
     review_record(record=record, verdict="confirmed", actor=admin_user)
     return record
 
