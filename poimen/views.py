@@ -367,13 +367,6 @@ def record_review(request, record_id: int):
     if not form.is_valid():
         return HttpResponse("That verdict is not one of the choices.", status=400)
     verdict = form.cleaned_data["verdict"]
-    if verdict == Review.Verdict.FALSE_NEGATIVE and record.best_artifact_id is None:
-        # A false negative says "a copy the filter missed": of what, if nothing matched?
-        refusal = "This record matched no artifact: there is no copy to call a false negative."
-        if request.htmx:
-            return HttpResponse(refusal, status=400)
-        messages.error(request, refusal)
-        return redirect(reverse("record", args=[record.pk]))
     try:
         services.review_record(
             record=record, verdict=verdict, note=form.cleaned_data["note"], actor=request.user

@@ -68,7 +68,7 @@ def test_false_negative_on_a_record_without_matches_is_refused(logged_in, desk_d
     htmx = logged_in.post(
         reverse("record_review", args=[record.pk]), {"verdict": "false_negative"}, **HTMX
     )
-    assert htmx.status_code == 400 and b"matched no artifact" in htmx.content
+    assert htmx.status_code == 400 and b"matches no artifact" in htmx.content
     assert not Review.objects.exists()
 
 
