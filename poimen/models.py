@@ -188,6 +188,7 @@ class Event(models.Model):
         REVIEW_FALSE_NEGATIVE = "review_false_negative"
         REVIEW_UNDONE = "review_undone"
         ARTIFACT_REGISTERED = "artifact_registered"
+        RECORDS_REFILTERED = "records_refiltered"
 
     type = models.CharField(max_length=40, choices=Type.choices)
     actor = models.ForeignKey(

@@ -433,8 +433,24 @@ def totals() -> dict[str, int]:
 
 
 def unfiltered_runs() -> list[IngestRun]:
-    """Runs that bypassed the filter: the overview shows them until the end of time."""
-    return list(IngestRun.objects.filter(filtered=False).order_by("-started_at", "-id")[:20])
+    """Runs that bypassed the filter, newest first, each with `.refiltered`: the first refilter
+    of every kind that started after the run had finished (its records then re-checked), or
+    None while their records stand unchecked."""
+    runs = list(IngestRun.objects.filter(filtered=False).order_by("-started_at", "-id")[:20])
+    full_refilters = list(
+        Event.objects.filter(type=Event.Type.RECORDS_REFILTERED, kind="").order_by("created_at")
+    )
+    for run in runs:
+        run.refiltered = next(
+            (e for e in full_refilters if run.finished_at and _started(e) >= run.finished_at),
+            None,
+        )
+    return runs
+
+
+def _started(refilter: Event) -> datetime:
+    started = refilter.data.get("started_at")
+    return datetime.fromisoformat(started) if started else refilter.created_at
 
 
 def recent_runs(limit: int = 8) -> list[IngestRun]:

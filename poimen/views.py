@@ -100,13 +100,15 @@ def overview(request):
     counts = selectors.kind_counts()
     judged = sum(c.reviewed for c in counts)
     left = sum(c.unreviewed for c in counts)
+    unfiltered = selectors.unfiltered_runs()
     context = {
         "totals": selectors.totals(),
         "counts": counts,
         "judged": judged,
         "left": left,
         "recent_runs": selectors.recent_runs(),
-        "unfiltered_runs": selectors.unfiltered_runs(),
+        "unchecked_runs": [run for run in unfiltered if run.refiltered is None],
+        "refiltered_runs": [run for run in unfiltered if run.refiltered is not None],
         "floor": selectors.report_floor(),
     }
     return render_page(request, "overview.html", context, fragments=("content", "counts"))

@@ -1,6 +1,7 @@
 """Every page of the review desk as a full page and as the htmx fragment it serves; login,
 escaping, the CSP header and query-count bounds on the lists."""
 
+import io
 import json
 import re
 
@@ -600,3 +601,43 @@ def test_overview_counts_follow_reviews_undo_and_threshold_changes(desk_data, re
     totals = selectors.totals()
     assert totals["records"] == Record.objects.count()
     assert totals["excluded"] == Record.objects.filter(status="excluded").count()
+
+
+def test_the_unfiltered_run_warning_gives_way_once_a_refilter_has_checked_its_records(
+    logged_in, make_artifact, tmp_path
+):
+    from django.core.management import call_command
+
+    from poimen.models import Event
+
+    make_artifact(name="release-notes")
+    copies = tmp_path / "copies.jsonl"
+    copies.write_text(json.dumps({"id": "c", "text": demo_skill("release-notes")}) + "\n")
+    call_command(
+        "ingest", str(copies), "--no-derived-filter", stdout=io.StringIO(), stderr=io.StringIO()
+    )
+    assert 'class="alarm"' in logged_in.get(reverse("overview")).content.decode()
+
+    call_command("refilter", "--kind", "skill", stdout=io.StringIO())  # one kind is not all
+    assert 'class="alarm"' in logged_in.get(reverse("overview")).content.decode()
+
+    call_command("refilter", stdout=io.StringIO())
+    html = logged_in.get(reverse("overview")).content.decode()
+    assert 'class="alarm"' not in html and "a refilter has checked their records since" in html
+    by_kind = Event.objects.get(type="records_refiltered", kind="skill")
+    assert (by_kind.data["checked"], by_kind.data["excluded"]) == (1, 1)
+    assert Event.objects.get(type="records_refiltered", kind="").data["checked"] == 1
+
+
+def test_the_audit_log_says_what_a_refilter_and_an_unfiltered_ingest_did(logged_in, db):
+    from poimen.models import Event
+
+    Event.objects.create(type="filter_disabled", data={"paths": ["a.jsonl", "b.md"]})
+    Event.objects.create(
+        type="records_refiltered", data={"kind": None, "checked": 12, "excluded": 3}
+    )
+
+    html = logged_in.get(reverse("audit")).content.decode()
+
+    assert "paths: a.jsonl, b.md" in html
+    assert "checked: 12 · excluded: 3" in html

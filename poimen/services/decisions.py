@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 
 from poimen.bulk import keyset_pages
 from poimen.checking import summarise
@@ -69,6 +70,7 @@ def records_refilter(
     batch_size = batch_size_or_default(batch_size)
     if kind is not None:
         check_known_kind(kind)
+    started_at = timezone.now()
     db_filter = filter_from_db(kind=kind)
     policies = db_filter.policies
     kinds = set(Artifact.objects.values_list("kind", flat=True))
@@ -114,6 +116,21 @@ def records_refilter(
             Event.objects.bulk_create(events)
         result.checked += len(page)
         result.matches += len(matches)
+    # One event for the whole run, so that the desk can tell which records it has re-checked
+    # (every record stored before `started_at`) even when no status changed.
+    Event.objects.create(
+        type=Event.Type.RECORDS_REFILTERED,
+        actor=actor,
+        kind=kind or "",
+        data={
+            "kind": kind,
+            "started_at": started_at.isoformat(),
+            "checked": result.checked,
+            "excluded": result.excluded,
+            "released": result.released,
+            "kept_by_review": result.kept_by_review,
+        },
+    )
     return result
 
 

@@ -169,10 +169,16 @@ EVENT_KEYS = [
     ("reason", "reason"),
     ("note", "note"),
     ("external_id", "record id"),
+    ("checked", "checked"),
+    ("excluded", "excluded"),
+    ("released", "released"),
+    ("paths", "paths"),
 ]
 
 
 def _short(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(_short(item) for item in value)
     if isinstance(value, float):
         return f"{value:.2f}"
     if isinstance(value, dict):
