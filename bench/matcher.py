@@ -334,28 +334,9 @@ def precision_recall(flagged: list[bool], planted: list[bool]) -> tuple[float, f
 
 
 def index_bytes_per_shingle(derived_filter: DerivedFilter) -> float:
-    """Bytes of the filter's index per artifact shingle: as the filter reports them if it does,
-    else the numpy arrays hanging off the filter other than the artifacts' own shingles."""
-    reported = getattr(derived_filter, "index_nbytes", None)
+    """Bytes of the filter's index (as it reports them) per artifact shingle."""
     shingles = sum(len(artifact.shingles) for artifact in derived_filter.artifacts)
-    if reported is not None:
-        return reported / shingles
-    own = {id(artifact.shingles) for artifact in derived_filter.artifacts}
-    seen, nbytes, stack = set(), 0, [derived_filter]
-    while stack:
-        value = stack.pop()
-        if id(value) in seen or id(value) in own:
-            continue
-        seen.add(id(value))
-        if isinstance(value, np.ndarray):
-            nbytes += value.nbytes
-        elif isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list | tuple):
-            stack.extend(value)
-        elif hasattr(value, "__dict__") and not isinstance(value, ArtifactRecord):
-            stack.extend(vars(value).values())
-    return nbytes / shingles
+    return derived_filter.index_nbytes / shingles
 
 
 @dataclass

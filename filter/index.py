@@ -123,9 +123,8 @@ class ShingleIndex:
 
     def lookup(
         self, shingles: np.ndarray, *, max_run: int | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """Every (record position, artifact number, artifact position) whose hashes are equal,
-        and how many record shingles were left out as too common.
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every (record position, artifact number, artifact position) whose hashes are equal.
 
         With `max_run`, a record shingle whose directory slot holds more entries than that (a
         stock phrase found in a great many artifacts) is left out: choosing candidates by
@@ -141,14 +140,11 @@ class ShingleIndex:
         slot = (shingles >> self._shift).view(np.int64)
         starts = self._directory[slot]
         counts = self._directory[slot + 1] - starts
-        skipped = 0
         if max_run is not None:
-            common = counts > max_run
-            skipped = int(np.count_nonzero(common))
-            counts[common] = 0
+            counts[counts > max_run] = 0
         hit = np.flatnonzero(counts)
         if not len(hit):
-            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, skipped
+            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32
         counts = counts[hit]
         if counts.max() == 1:
             # one entry a slot, as in a small index: nothing to expand
@@ -163,7 +159,6 @@ class ShingleIndex:
             maybe[queries[equal]].astype(np.uint32),
             self._artifacts[entries],
             self._positions[entries],
-            skipped,
         )
 
     def __len__(self) -> int:

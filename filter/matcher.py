@@ -104,10 +104,6 @@ class DerivedFilter:
     def index_nbytes(self) -> int:
         return self._index.nbytes
 
-    @property
-    def index_shingles(self) -> int:
-        return len(self._index)
-
     def add(self, artifact: ArtifactRecord) -> ArtifactRecord:
         """Add an artifact; returns it as stored (re-shingled if it came under other params)."""
         if artifact.params != self.params:
@@ -141,7 +137,7 @@ class DerivedFilter:
             return verdicts
         # Candidates first, by the shingles that are not boilerplate; only a record that has
         # candidates pays for all of its postings.
-        query, artifact_no, _, _ = self._index.lookup(shingles, max_run=self._max_run())
+        query, artifact_no, _ = self._index.lookup(shingles, max_run=self._max_run())
         owner = np.searchsorted(firsts, query, side="right") - 1
         for record, numbers in self._candidates(owner, artifact_no, n_tokens):
             record_shingles = shingles[firsts[record] : firsts[record + 1]]
@@ -149,7 +145,7 @@ class DerivedFilter:
         return verdicts
 
     def _verdict(self, shingles: np.ndarray, candidates: list[int], n_tokens: int) -> Verdict:
-        record_pos, artifact_no, artifact_pos, _ = self._index.lookup(shingles)
+        record_pos, artifact_no, artifact_pos = self._index.lookup(shingles)
         matches = []
         for number in candidates:
             rows = np.flatnonzero(artifact_no == number)

@@ -584,7 +584,7 @@ def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_on
     index = ShingleIndex()
     index.add(0, repetitive.shingles)
 
-    record_pos, _, artifact_pos, _ = index.lookup(repetitive.shingles[:1])
+    record_pos, _, artifact_pos = index.lookup(repetitive.shingles[:1])
 
     assert len(record_pos) == MAX_REPEATS
     assert sorted(artifact_pos.tolist()) == list(range(MAX_REPEATS))
