@@ -19,7 +19,7 @@ from django.db import connection
 
 from tests.conftest import demo_skill
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 6000
 COPIES = range(0, TOTAL, 50)
 

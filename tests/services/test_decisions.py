@@ -18,7 +18,7 @@ from poimen.services import (
     threshold_change,
 )
 from tests.conftest import DEMO_DATA, demo_skill
-from tests.test_services_ingest import NEAR_MISS
+from tests.services.test_ingest import NEAR_MISS
 
 pytestmark = pytest.mark.django_db
 
