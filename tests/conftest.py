@@ -1,16 +1,10 @@
 """Shared fixtures. Builders (make_artifact, make_record) keep the tests' setup to one line."""
 
 import itertools
-from pathlib import Path
 
 import pytest
 
-DEMO_DATA = Path(__file__).resolve().parent.parent / "poimen" / "demo_data"
-
-
-def demo_skill(name: str) -> str:
-    """The text of one of the bundled demo skills (real SKILL.md files)."""
-    return (DEMO_DATA / "artifacts" / "skill" / name / "SKILL.md").read_text(encoding="utf-8")
+from tests.factories import demo_skill
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from poimen.services import (
     artifacts_import,
     manifest_export,
 )
-from tests.conftest import DEMO_DATA, demo_skill
+from tests.factories import DEMO_DATA, demo_skill
 
 
 def manifest_lines(path):
