@@ -119,11 +119,7 @@ def desk_data(db, tmp_path, make_artifact):
 def fresh_desk_caches():
     """The desk caches aggregates under keys made of the newest row ids; a rolled-back test
     database can hand the same ids to the next test, so every test starts with empty caches."""
-    from django.core.cache import cache
+    from poimen.selectors import caches_clear
 
-    from poimen import selectors
-
-    cache.clear()
-    selectors._frequency_cache.clear()
-    selectors._decision_tables.clear()
+    caches_clear()
     yield
