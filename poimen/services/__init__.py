@@ -21,6 +21,7 @@ from poimen.services.decisions import (
     derived_verify,
     records_refilter,
     threshold_change,
+    threshold_check,
 )
 from poimen.services.export import (
     EXPORT_FIELD_NAMES,
@@ -58,4 +59,5 @@ __all__ = [
     "review_undo",
     "reviews_bulk",
     "threshold_change",
+    "threshold_check",
 ]

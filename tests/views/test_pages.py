@@ -512,11 +512,11 @@ def test_export_shows_the_count_then_downloads_csv_and_jsonl(logged_in, desk_dat
     csv_file = logged_in.get(reverse("export") + "?list=exclusions&kind=skill&download=1")
     assert csv_file["Content-Type"].startswith("text/csv")
     lines = b"".join(csv_file.streaming_content).decode().strip().splitlines()
-    assert lines[0].startswith("id,external_id,source,status")
+    assert lines[0].startswith("id,record_pk,source,status")
     assert len(lines) == 3
     jsonl = logged_in.get(reverse("export") + "?list=near_misses&format=jsonl&download=1")
     rows = [json.loads(line) for line in b"".join(jsonl.streaming_content).splitlines()]
-    assert [row["external_id"] for row in rows] == ["near"]
+    assert [(row["id"], row["record_pk"]) for row in rows] == [("near", desk_data["near"].pk)]
 
 
 def test_export_page_names_every_field_the_file_holds(logged_in, desk_data):
