@@ -11,6 +11,7 @@ from django.urls import reverse
 from poimen import selectors
 from poimen.middleware import CONTENT_SECURITY_POLICY
 from poimen.models import Artifact, Record
+from poimen.selectors import paging, passages
 from tests.factories import demo_skill
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -284,7 +285,7 @@ def test_artifact_page_snippets_end_at_a_word(logged_in, desk_data):
 
 
 def test_keyset_paging_walks_the_whole_list_without_repeats(logged_in, desk_data, monkeypatch):
-    monkeypatch.setattr(selectors, "PAGE_SIZE", 1)
+    monkeypatch.setattr(paging, "PAGE_SIZE", 1)
     for sort in ("overlap", "time"):
         seen = []
         url = reverse("exclusions") + f"?sort={sort}"
@@ -354,7 +355,7 @@ def test_record_whose_artifact_has_no_text_shows_its_highlights_alone(logged_in,
 
 
 def test_boilerplate_passages_are_greyed(logged_in, desk_data, make_artifact, monkeypatch):
-    monkeypatch.setattr(selectors, "BOILERPLATE_MIN_ARTIFACTS", 1)
+    monkeypatch.setattr(passages, "BOILERPLATE_MIN_ARTIFACTS", 1)
     record = desk_data["verbatim"]
     html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
     assert "boilerplate" in html
