@@ -38,13 +38,14 @@ def _review_apply(record: Record, verdict, actor, note: str) -> Review:
 
 def _review_event(record: Record, old_status: str, verdict, actor, note: str) -> Event:
     best = record.best_artifact
-    return Event(
-        type=REVIEW_EVENTS[verdict],
+    return Event.objects.log(
+        REVIEW_EVENTS[verdict],
         actor=actor,
         record=record,
         artifact=best,
         kind=best.kind if best else "",
         data={**_review_snapshot(record, old_status), "verdict": verdict.value, "note": note},
+        save=False,
     )
 
 
@@ -117,8 +118,8 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
         record.status = status_in_force(record)
         record.save(update_fields=["review", "status"])
         best = record.best_artifact
-        Event.objects.create(
-            type=Event.Type.REVIEW_UNDONE,
+        Event.objects.log(
+            Event.Type.REVIEW_UNDONE,
             actor=actor,
             record=record,
             artifact=best,
