@@ -326,3 +326,7 @@ class Review(models.Model):
         if self.verdict == self.Verdict.FALSE_POSITIVE:
             return Record.Status.EVIDENCE
         return Record.Status.EXCLUDED
+
+
+# Kept in its own module for length; imported here so that it is one of the app's models.
+from poimen.queued_batch import QueuedBatch  # noqa: E402, F401

@@ -109,3 +109,32 @@ POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"
 POIMEN_INGEST_WORKERS = int(
     os.environ.get("POIMEN_INGEST_WORKERS", "1" if (os.cpu_count() or 1) > 1 else "0")
 )
+
+# The queue (poimen.celery): with CELERY_BROKER_URL set (Redis, redis://host:6379/0), `ingest
+# --queue` and `refilter --queue` send their batches to `celery -A poimen worker` processes on any
+# machine that reaches the broker and the database. Unset: the local workers above, as ever.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+# Exactly once: a batch is acknowledged only once it is written (a worker killed mid-batch leaves
+# it to be delivered again), one batch reserved a worker process at a time, JSON only.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True  # the database says what was written, not a result backend
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_DEFAULT_QUEUE = "poimen"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits out a broker restart
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# A batch a dead worker had taken is delivered again after this many seconds (longer than a
+# batch ever takes: a batch redelivered while still running is written once all the same).
+POIMEN_QUEUE_VISIBILITY_TIMEOUT = int(os.environ.get("POIMEN_QUEUE_VISIBILITY_TIMEOUT", "300"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": POIMEN_QUEUE_VISIBILITY_TIMEOUT}
+# Batches a queued run keeps sent but not yet written (its memory and the queue's depth).
+POIMEN_QUEUE_IN_FLIGHT = int(os.environ.get("POIMEN_QUEUE_IN_FLIGHT", "16"))
+# A batch no worker has written this many seconds after it was sent is sent again (a broker that
+# lost its messages); a batch sent twice is written once.
+POIMEN_QUEUE_RESEND_AFTER = int(os.environ.get("POIMEN_QUEUE_RESEND_AFTER", "600"))
+# How often a batch is tried when the database is unreachable or a worker dies on it, before
+# the batch is reported as failed with its input lines.
+POIMEN_QUEUE_MAX_ATTEMPTS = int(os.environ.get("POIMEN_QUEUE_MAX_ATTEMPTS", "10"))

@@ -31,6 +31,7 @@ from poimen.services.export import (
     records_export_chunks,
 )
 from poimen.services.ingest import IngestResult, records_ingest
+from poimen.services.queued import records_ingest_queued
 from poimen.services.reviews import review_record, review_undo, reviews_bulk
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "records_export",
     "records_export_chunks",
     "records_ingest",
+    "records_ingest_queued",
     "records_refilter",
     "review_record",
     "review_undo",

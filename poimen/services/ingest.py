@@ -243,6 +243,47 @@ def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> It
         yield batch
 
 
+def check_source_label(source: str | None) -> None:
+    if source is not None and not 0 < len(source) <= MAX_SOURCE:
+        raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
+
+
+def read_input(paths: list[str], source: str | None) -> Iterator:
+    return read_sources(
+        paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
+    )
+
+
+def run_start(
+    *, paths: list[str], source: str | None, filtered: bool, policies: Policies, actor=None
+) -> IngestRun:
+    """The run an ingest writes into, with the thresholds in force (and, unfiltered, the
+    filter_disabled event): the same for a local and a queued ingest."""
+    run = IngestRun.objects.create(
+        source=(source or ", ".join(paths))[:255],
+        filtered=filtered,
+        thresholds={
+            kind: policies.threshold_for(kind)
+            for kind in set(policies.thresholds)
+            | set(Artifact.objects.values_list("kind", flat=True))
+        },
+    )
+    if not filtered:
+        Event.objects.log(
+            Event.Type.FILTER_DISABLED,
+            actor=actor,
+            run=run,
+            data={"run": run.pk, "paths": paths, "source": source},
+        )
+    return run
+
+
+def run_finish(run: IngestRun, result: IngestResult) -> None:
+    run.counts = result.as_counts()
+    run.finished_at = timezone.now()
+    run.save(update_fields=["counts", "finished_at"])
+
+
 def records_ingest(
     *,
     paths: Iterable[str | Path],
@@ -264,31 +305,12 @@ def records_ingest(
     workers = settings.POIMEN_INGEST_WORKERS if workers is None else workers
     if workers < 0:
         raise InputError(f"workers is 0 (check in this process) or more, not {workers}")
-    if source is not None and not 0 < len(source) <= MAX_SOURCE:
-        raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
+    check_source_label(source)
     artifact_index = artifact_index_load() if filtered else None
     policies = artifact_index.policies if artifact_index else Policies.load()
-    run = IngestRun.objects.create(
-        source=(source or ", ".join(paths))[:255],
-        filtered=filtered,
-        thresholds={
-            kind: policies.threshold_for(kind)
-            for kind in set(policies.thresholds)
-            | set(Artifact.objects.values_list("kind", flat=True))
-        },
-    )
-    if not filtered:
-        Event.objects.log(
-            Event.Type.FILTER_DISABLED,
-            actor=actor,
-            run=run,
-            data={"run": run.pk, "paths": paths, "source": source},
-        )
+    run = run_start(paths=paths, source=source, filtered=filtered, policies=policies, actor=actor)
     result = IngestResult(run=run)
-    items = read_sources(
-        paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
-    )
-    batches = _candidate_batches(items, batch_size, result, on_problem)
+    batches = _candidate_batches(read_input(paths, source), batch_size, result, on_problem)
 
     def write(done):
         for fresh, checked in done:
@@ -309,7 +331,5 @@ def records_ingest(
                 in_flight.update((c.source, c.external_id) for c in fresh)
                 write(checker.submit(fresh, [c.text for c in fresh]))
             write(checker.drain())
-    run.counts = result.as_counts()
-    run.finished_at = timezone.now()
-    run.save(update_fields=["counts", "finished_at"])
+    run_finish(run, result)
     return result

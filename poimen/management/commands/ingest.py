@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from poimen.artifact_index import ArtifactUnusable
-from poimen.services import InputError, records_ingest
+from poimen.services import InputError, records_ingest, records_ingest_queued
 
 FILTER_OFF_WARNING = (
     "WARNING: the derived filter is OFF for this run (--no-derived-filter). Copies of emitted "
@@ -36,21 +36,36 @@ class Command(BaseCommand):
                 "(default POIMEN_INGEST_WORKERS: 1 with a second core, else 0)"
             ),
         )
+        parser.add_argument(
+            "--queue",
+            action="store_true",
+            help=(
+                "send the batches to `celery -A poimen worker` processes on the broker "
+                "CELERY_BROKER_URL names, wait for them and show progress"
+            ),
+        )
 
-    def handle(self, *args, paths, source, no_derived_filter, batch_size, workers, **options):
+    def handle(
+        self, *args, paths, source, no_derived_filter, batch_size, workers, queue, **options
+    ):
         if no_derived_filter:
             self.stderr.write(self.style.ERROR(FILTER_OFF_WARNING))
+        if queue and workers is not None:
+            raise CommandError("--workers is for a local run; with --queue, start more workers")
         progress = _Progress(self.stdout) if self.stdout.isatty() else None
+        common = {
+            "paths": paths,
+            "source": source,
+            "filtered": not no_derived_filter,
+            "batch_size": batch_size,
+            "on_problem": lambda problem: self.stderr.write(problem),
+            "on_progress": progress,
+        }
         try:
-            result = records_ingest(
-                paths=paths,
-                source=source,
-                filtered=not no_derived_filter,
-                batch_size=batch_size,
-                workers=workers,
-                on_problem=lambda problem: self.stderr.write(problem),
-                on_progress=progress,
-            )
+            if queue:
+                result = records_ingest_queued(**common)
+            else:
+                result = records_ingest(workers=workers, **common)
         except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
         if progress:

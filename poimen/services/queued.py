@@ -1,0 +1,235 @@
+"""Ingest and refilter over the queue: the command splits its input into batches and sends
+them to `celery -A poimen worker` processes (poimen.tasks), which check and write them.
+
+Each batch has a QueuedBatch row, made before it is sent. A worker writes the batch's records
+and marks the row written in one transaction, under the row's lock, so a batch delivered twice
+is written once; the command waits on those rows (the database, not the broker, says what was
+written), adds up their counts into the same summary a local run gives, and reports a batch
+that failed for good with its input lines.
+"""
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from poimen.checked import check_texts
+from poimen.index_version import LiveIndex
+from poimen.models import IngestRun, QueuedBatch
+from poimen.policies import Policies
+from poimen.readers import Candidate, Problem
+from poimen.services.common import InputError, batch_size_or_default
+from poimen.services.ingest import (
+    KEPT_PROBLEMS,
+    IngestResult,
+    _candidate_batches,
+    _fresh_only,
+    _write_batch_once,
+    check_source_label,
+    read_input,
+    run_finish,
+    run_start,
+)
+
+INGEST_TASK = "poimen.ingest_batch"
+# How often the waiting command asks the database which batches are done.
+POLL_SECONDS = 0.05
+# Publishing waits out a broker restart this long before the command gives up.
+PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+
+class QueueUnavailable(InputError):
+    """No broker configured, or the broker cannot be reached."""
+
+
+def queue_configured() -> str:
+    """The broker URL; a named problem when there is none."""
+    if not settings.CELERY_BROKER_URL:
+        raise QueueUnavailable(
+            "--queue needs CELERY_BROKER_URL, the Redis URL the workers share "
+            "(e.g. redis://127.0.0.1:6379/0); without it, leave --queue off to check locally"
+        )
+    return settings.CELERY_BROKER_URL
+
+
+# --- the command's side: send, wait, add up ------------------------------------------------
+
+
+class _Batches:
+    """The batches of one queued command in flight: sent, not yet written or failed."""
+
+    def __init__(self, job: str, task: str, run: IngestRun | None = None):
+        from poimen.celery import app  # only a queued command needs Celery at all
+
+        self.app, self.job, self.task, self.run = app, job, task, run
+        self.number = 0
+        self.pending: dict[int, tuple[object, list, float]] = {}  # number: payload, args, sent
+
+    def send(self, payload, size: int, args: list) -> None:
+        self.number += 1
+        QueuedBatch.objects.create(job=self.job, number=self.number, run=self.run, size=size)
+        self.pending[self.number] = (payload, args, 0.0)
+        self._publish(self.number)
+
+    def _publish(self, number: int) -> None:
+        from kombu.exceptions import OperationalError as BrokerError
+
+        payload, args, _ = self.pending[number]
+        try:
+            self.app.send_task(
+                self.task,
+                args=[self.job, number, *args],
+                retry=True,
+                retry_policy=PUBLISH_RETRY,
+            )
+        except BrokerError as error:
+            raise QueueUnavailable(
+                f"the queue's broker {settings.CELERY_BROKER_URL} cannot be reached ({error}); "
+                f"batches 1 to {self.number - 1} of {self.job} were sent, run it again to "
+                "send the rest (what was written is kept)"
+            ) from None
+        self.pending[number] = (payload, args, time.monotonic())
+
+    def done(self, *, below: int) -> Iterable[tuple[object, QueuedBatch]]:
+        """Wait until fewer than `below` batches are in flight; yield each batch as it ends
+        (its payload and row). Batches no worker has touched for a long time are sent again."""
+        while len(self.pending) >= below:
+            rows = QueuedBatch.objects.filter(
+                job=self.job, number__in=list(self.pending), state__in=QueuedBatch.ENDED
+            )
+            ended = list(rows)
+            for row in ended:
+                yield self.pending.pop(row.number)[0], row
+            if ended:
+                continue
+            now = time.monotonic()
+            for number, (_, _, sent) in list(self.pending.items()):
+                if now - sent > settings.POIMEN_QUEUE_RESEND_AFTER:
+                    self._publish(number)
+            time.sleep(POLL_SECONDS)
+
+
+def failed_lines(candidates: list[Candidate], row: QueuedBatch) -> list[str]:
+    """A failed batch's records, one named problem each: where it was read, and why."""
+    why = f"not stored: batch {row.number} failed after {row.attempts} attempts ({row.error})"
+    return [str(Problem(c.source_path, c.position, why)) for c in candidates]
+
+
+def records_ingest_queued(
+    *,
+    paths: Iterable[str | Path],
+    source: str | None = None,
+    filtered: bool = True,
+    batch_size: int | None = None,
+    actor=None,
+    on_problem: Callable[[str], None] | None = None,
+    on_progress: Callable[[IngestResult], None] | None = None,
+) -> IngestResult:
+    """records_ingest with the checking and writing done by the queue's workers: the input is
+    read and split here, each batch of records not stored yet is sent, and the run ends with
+    the counts a local run gives (a batch that failed for good counted in errors, its lines
+    reported)."""
+    queue_configured()
+    paths = [str(p) for p in paths]
+    batch_size = batch_size_or_default(batch_size)
+    check_source_label(source)
+    run = run_start(
+        paths=paths, source=source, filtered=filtered, policies=Policies.load(), actor=actor
+    )
+    result = IngestResult(run=run)
+    batches = _Batches(f"ingest-{run.pk}", INGEST_TASK, run)
+    in_flight: set = set()
+
+    def settle(below: int) -> None:
+        for fresh, row in batches.done(below=below):
+            for candidate in fresh:
+                in_flight.discard((candidate.source, candidate.external_id))
+            if row.state == QueuedBatch.State.WRITTEN:
+                result.new += row.counts["new"]
+                result.already += row.counts["already"]
+                result.excluded.update(row.counts["excluded"])
+            else:
+                result.errors += len(fresh)
+                for line in failed_lines(fresh, row):
+                    if len(result.problems) < KEPT_PROBLEMS:
+                        result.problems.append(line)
+                    if on_problem:
+                        on_problem(line)
+            IngestRun.objects.filter(pk=run.pk).update(counts=result.as_counts())
+            if on_progress:
+                on_progress(result)
+
+    for batch in _candidate_batches(read_input(paths, source), batch_size, result, on_problem):
+        fresh = _fresh_only(batch, in_flight, result)
+        if not fresh:
+            continue
+        in_flight.update((c.source, c.external_id) for c in fresh)
+        batches.send(fresh, len(fresh), [run.pk, filtered, [dataclasses.asdict(c) for c in fresh]])
+        settle(below=settings.POIMEN_QUEUE_IN_FLIGHT)
+    settle(below=1)
+    run_finish(run, result)
+    return result
+
+
+# --- the worker's side ---------------------------------------------------------------------
+
+# The index this worker process holds, built again when the index version moves.
+live_index = LiveIndex()
+
+
+def batch_claim(job: str, number: int) -> QueuedBatch | None:
+    """Count a delivery of the batch; None when it is written or failed already (a batch
+    delivered again), or failed now for having been tried too often."""
+    claimed = QueuedBatch.objects.filter(
+        job=job, number=number, state=QueuedBatch.State.SENT
+    ).update(attempts=F("attempts") + 1)
+    if not claimed:
+        return None
+    row = QueuedBatch.objects.get(job=job, number=number)
+    if row.attempts > settings.POIMEN_QUEUE_MAX_ATTEMPTS:
+        batch_fail(job, number, f"tried {row.attempts - 1} times, a worker died on it each time")
+        return None
+    return row
+
+
+def batch_fail(job: str, number: int, error: str) -> None:
+    """Mark a batch failed for good (the waiting command reports its lines)."""
+    QueuedBatch.objects.filter(job=job, number=number, state=QueuedBatch.State.SENT).update(
+        state=QueuedBatch.State.FAILED, error=error[:2000], done_at=timezone.now()
+    )
+
+
+def _written(row: QueuedBatch, worker: str, counts: dict) -> None:
+    row.state, row.worker, row.counts = QueuedBatch.State.WRITTEN, worker[:255], counts
+    row.done_at = timezone.now()
+    row.save(update_fields=["state", "worker", "counts", "done_at"])
+
+
+def queued_ingest_write(
+    *, job: str, number: int, run_id: int, filtered: bool, candidates: list[dict], worker: str
+) -> None:
+    """Check one sent batch against the index in force and store it exactly once: records
+    stored meanwhile (by another ingest) are counted as already ingested."""
+    if batch_claim(job, number) is None:
+        return
+    batch = [Candidate(**c) for c in candidates]
+    artifact_index = live_index.current()[0] if filtered else None
+    checked = check_texts(artifact_index.filter, [c.text for c in batch]) if filtered else None
+    run = IngestRun.objects.get(pk=run_id)
+    result = IngestResult(run=run)
+    with transaction.atomic():
+        row = QueuedBatch.objects.select_for_update().get(job=job, number=number)
+        if row.state != QueuedBatch.State.SENT:
+            return  # written by another delivery while this one checked
+        fresh = _fresh_only(batch, set(), result)
+        if checked is not None:
+            kept = {id(c) for c in fresh}
+            checked = [v for c, v in zip(batch, checked, strict=True) if id(c) in kept]
+        _write_batch_once(fresh, checked, run=run, artifact_index=artifact_index, result=result)
+        counts = {"new": result.new, "already": result.already, "excluded": dict(result.excluded)}
+        _written(row, worker, counts)
