@@ -125,11 +125,16 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = "poimen"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits out a broker restart
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # A batch a dead worker had taken is delivered again after this many seconds (longer than a
 # batch ever takes: a batch redelivered while still running is written once all the same).
 POIMEN_QUEUE_VISIBILITY_TIMEOUT = int(os.environ.get("POIMEN_QUEUE_VISIBILITY_TIMEOUT", "300"))
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": POIMEN_QUEUE_VISIBILITY_TIMEOUT}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": POIMEN_QUEUE_VISIBILITY_TIMEOUT,
+    # Workers look for such batches this often (kombu's default is every 100 s).
+    "unacked_restore_interval": max(1, min(10, POIMEN_QUEUE_VISIBILITY_TIMEOUT // 2)),
+    "unacked_restore_throttle": 1,
+}
 # Batches a queued run keeps sent but not yet written (its memory and the queue's depth).
 POIMEN_QUEUE_IN_FLIGHT = int(os.environ.get("POIMEN_QUEUE_IN_FLIGHT", "16"))
 # A batch no worker has written this many seconds after it was sent is sent again (a broker that

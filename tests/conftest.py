@@ -123,3 +123,180 @@ def fresh_desk_caches():
 
     caches_clear()
     yield
+
+
+# --- whole processes: a database other processes see, a broker, queue workers ---------------
+
+
+class SharedDatabase:
+    """A database both the test and other processes see: `env` for a subprocess, `rows(sql)`
+    and `value(sql)` to read what they committed."""
+
+    def __init__(self, env, rows):
+        self.env, self.rows = env, rows
+
+    def value(self, sql):
+        return self.rows(sql)[0][0]
+
+
+@pytest.fixture
+def database(tmp_path):
+    """A SharedDatabase: the PostgreSQL test database when the suite runs on PostgreSQL, else a
+    temporary SQLite file (an in-memory one is invisible to another process). Tests using it
+    need django_db(transaction=True)."""
+    import os
+    import sqlite3
+
+    from django.db import connection
+
+    from tests.factories import manage
+
+    env = {**os.environ, "POIMEN_MANIFEST": str(tmp_path / "manifest.jsonl")}
+    if connection.vendor == "postgresql":
+        db = connection.settings_dict
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        )
+
+        def rows(sql):
+            with connection.cursor() as cursor:
+                cursor.execute(sql)
+                return cursor.fetchall()
+
+    else:
+        path = tmp_path / "shared.sqlite3"
+        env["DATABASE_URL"] = f"sqlite:///{path}"
+        assert manage("migrate", env=env).wait(timeout=120) == 0
+
+        def rows(sql):
+            with sqlite3.connect(path, timeout=30) as db:
+                return db.execute(sql).fetchall()
+
+    return SharedDatabase(env, rows)
+
+
+class RedisServer:
+    """A private redis-server of the test's own on a free port, append-only (what a broker
+    restart keeps), that the test can stop and start again."""
+
+    def __init__(self, directory):
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.directory = directory
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = None
+
+    def start(self):
+        import subprocess
+        import time
+
+        import redis
+
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
+             str(self.directory), "--appendonly", "yes", "--save", "", "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url)
+        for _ in range(100):
+            try:
+                client.ping()
+                return self
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError(f"redis-server on port {self.port} did not start")
+
+    def stop(self):
+        """SHUTDOWN, as a service manager's restart does (the append-only file is kept)."""
+        import redis
+
+        if self.process is None:
+            return
+        try:
+            redis.Redis.from_url(self.url).shutdown()
+        except redis.ConnectionError:
+            pass  # SHUTDOWN answers by closing the connection
+        self.process.wait(timeout=30)
+        self.process = None
+
+
+def redis_needed():
+    """redis-server is a test requirement (CI installs it): without it, say how to get it."""
+    import os
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs Debian's redis-server (.ci/run installs it)")
+        pytest.skip("no redis-server binary: `apt-get install redis-server` to run queue tests")
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """The broker URL for a test: the instance .ci/run started (POIMEN_TEST_REDIS_URL), emptied
+    first, or else a private redis-server of the test's own."""
+    import os
+
+    import redis
+
+    redis_needed()
+    url = os.environ.get("POIMEN_TEST_REDIS_URL")
+    if url:
+        redis.Redis.from_url(url).flushdb()
+        yield url
+        return
+    server = RedisServer(tmp_path).start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    """A private redis-server the test may restart (the broker-restart test)."""
+    redis_needed()
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def queue_workers(tmp_path):
+    """start(env, name) -> a real `celery -A poimen worker` process (one pool process) in a
+    session of its own, so that a test can SIGKILL it whole. All are stopped at the end."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.factories import ROOT
+
+    started = []
+
+    def start(env, name):
+        log = open(tmp_path / f"worker-{name}.log", "wb")  # noqa: SIM115 - closed at the end
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "poimen", "worker", "--concurrency", "1",
+             "--hostname", f"{name}@%h", "--without-mingle", "--without-gossip",
+             "--loglevel", "INFO"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        process.log = tmp_path / f"worker-{name}.log"
+        started.append((process, log))
+        return process
+
+    yield start
+    for process, log in started:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=15)
+        except ProcessLookupError:
+            pass  # killed whole by the test already
+        log.close()

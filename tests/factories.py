@@ -36,3 +36,21 @@ def manifest_line(artifact: ArtifactRecord, **changes) -> str:
     data = artifact.to_dict()
     data.update(changes)
     return json.dumps({key: value for key, value in data.items() if value is not None})
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manage(*args, env, **kwargs):
+    """`manage.py ARGS` as a real subprocess (output piped), for tests of whole processes."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,
+    )

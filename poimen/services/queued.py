@@ -182,12 +182,12 @@ def records_ingest_queued(
 live_index = LiveIndex()
 
 
-def batch_claim(job: str, number: int) -> QueuedBatch | None:
-    """Count a delivery of the batch; None when it is written or failed already (a batch
-    delivered again), or failed now for having been tried too often."""
+def batch_claim(job: str, number: int, worker: str) -> QueuedBatch | None:
+    """Count a delivery of the batch (and name the worker on it); None when it is written or
+    failed already (a batch delivered again), or failed now for having been tried too often."""
     claimed = QueuedBatch.objects.filter(
         job=job, number=number, state=QueuedBatch.State.SENT
-    ).update(attempts=F("attempts") + 1)
+    ).update(attempts=F("attempts") + 1, worker=worker[:255])
     if not claimed:
         return None
     row = QueuedBatch.objects.get(job=job, number=number)
@@ -215,7 +215,7 @@ def queued_ingest_write(
 ) -> None:
     """Check one sent batch against the index in force and store it exactly once: records
     stored meanwhile (by another ingest) are counted as already ingested."""
-    if batch_claim(job, number) is None:
+    if batch_claim(job, number, worker) is None:
         return
     batch = [Candidate(**c) for c in candidates]
     artifact_index = live_index.current()[0] if filtered else None

@@ -1,65 +1,19 @@
 """`ingest` killed with SIGKILL midway, then run again: every record exactly once.
 
 The ingest runs as a real `manage.py` subprocess against a database both it and the test can
-see: the PostgreSQL test database when the suite runs on PostgreSQL, else a temporary SQLite
-file (the in-memory test database is invisible to another process).
+see (the `database` fixture).
 """
 
 import json
-import os
 import signal
-import sqlite3
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-from django.db import connection
 
-from tests.factories import demo_skill
+from tests.factories import ROOT, demo_skill, manage
 
-ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 6000
 COPIES = range(0, TOTAL, 50)
-
-
-def manage(*args, env, **kwargs):
-    return subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        **kwargs,
-    )
-
-
-@pytest.fixture
-def database(tmp_path):
-    """(environment for the subprocess, a function counting committed rows of a table)."""
-    env = {**os.environ, "POIMEN_MANIFEST": str(tmp_path / "manifest.jsonl")}
-    if connection.vendor == "postgresql":
-        db = connection.settings_dict
-        env["DATABASE_URL"] = (
-            f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-        )
-
-        def count(sql):
-            with connection.cursor() as cursor:
-                cursor.execute(sql)
-                return cursor.fetchone()[0]
-
-    else:
-        path = tmp_path / "ingest.sqlite3"
-        env["DATABASE_URL"] = f"sqlite:///{path}"
-        assert manage("migrate", env=env).wait(timeout=120) == 0
-
-        def count(sql):
-            with sqlite3.connect(path, timeout=30) as db:
-                return db.execute(sql).fetchone()[0]
-
-    return env, count
 
 
 @pytest.fixture
@@ -79,7 +33,7 @@ def input_file(tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_ingest_killed_midway_and_run_again_stores_every_record_once(database, input_file):
-    env, count = database
+    env, count = database.env, database.value
     skill = ROOT / "poimen" / "demo_data" / "artifacts" / "skill" / "release-notes" / "SKILL.md"
     assert manage("add_artifact", str(skill), env=env).wait(timeout=120) == 0
 

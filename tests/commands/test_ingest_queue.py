@@ -1,0 +1,181 @@
+"""`ingest --queue` with a real redis-server and real `celery -A poimen worker` processes: it
+stores what a local ingest stores, record for record, and every record exactly once when a
+worker is SIGKILLed mid-batch or the broker restarts mid-run."""
+
+import json
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from tests.factories import NEAR_MISS, ROOT, demo_skill, manage
+
+SKILLS = ROOT / "poimen" / "demo_data" / "artifacts" / "skill"
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def write_input(path, total):
+    """`total` lines: copies of two skills, near misses, notes, one id twice, one bad line."""
+    copies = {"release-notes": demo_skill("release-notes")}
+    copies["incident-review"] = demo_skill("incident-review")
+    with open(path, "w", encoding="utf-8") as stream:
+        for i in range(total):
+            if i % 40 == 0:
+                text = copies["release-notes" if i % 80 else "incident-review"]
+            elif i % 40 == 7:
+                text = NEAR_MISS
+            else:
+                text = f"Note {i}: the weekly sync moved to Thursday, room {i % 7}."
+            role = "assistant" if i % 2 else "user"
+            stream.write(json.dumps({"id": f"r{i:05d}", "text": text, "role": role}) + "\n")
+        stream.write(json.dumps({"id": "r00003", "text": "the same id again"}) + "\n")
+        stream.write('{"id": "broken", "text": \n')
+    return path
+
+
+def registered(env):
+    for name in ("release-notes", "incident-review"):
+        assert manage("add_artifact", str(SKILLS / name / "SKILL.md"), env=env).wait(60) == 0
+
+
+def ingest(env, path, *args, timeout=60):
+    process = manage("ingest", "--batch-size", "100", *args, str(path), env=env)
+    out, err = process.communicate(timeout=timeout)
+    return process.returncode, out.decode(), err.decode()
+
+
+def summary(out):
+    """The summary line without the run's number."""
+    line = next(line for line in out.splitlines() if line.startswith("run "))
+    return re.sub(r"^run \d+", "run N", line)
+
+
+def stored(database, source):
+    """Every record of `source` with its decision, matches and events, by external id."""
+    records = database.rows(
+        "SELECT external_id, text, sha256, derived, status, best_overlap, best_artifact_id,"
+        " coverage, position, session, role, metadata FROM poimen_record"
+        f" WHERE source = '{source}' ORDER BY external_id"
+    )
+    matches = database.rows(
+        "SELECT r.external_id, m.artifact_id, m.overlap, m.artifact_containment,"
+        " m.record_containment, m.shared, m.threshold FROM poimen_match m"
+        f" JOIN poimen_record r ON r.id = m.record_id WHERE r.source = '{source}'"
+        " ORDER BY 1, 2"
+    )
+    events = []
+    for external_id, type_, kind, artifact_id, data in database.rows(
+        "SELECT r.external_id, e.type, e.kind, e.artifact_id, e.data FROM poimen_event e"
+        f" JOIN poimen_record r ON r.id = e.record_id WHERE r.source = '{source}' ORDER BY 1, 2"
+    ):
+        data = json.loads(data) if isinstance(data, str) else data
+        data = {k: v for k, v in data.items() if k not in ("run", "source")}
+        events.append((external_id, type_, kind, artifact_id, data))
+    return records, matches, events
+
+
+@pytest.fixture
+def command():
+    """command(env, *args) -> a running `manage.py ARGS`, killed at the end if still running."""
+    started = []
+
+    def start(env, *args):
+        started.append(manage(*args, env=env))
+        return started[-1]
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def queue_env(database, broker, **extra):
+    return {**database.env, "CELERY_BROKER_URL": broker, **extra}
+
+
+def test_a_queued_ingest_stores_what_a_local_ingest_stores(
+    database, broker, queue_workers, tmp_path
+):
+    env = queue_env(database, broker)
+    registered(env)
+    path = write_input(tmp_path / "records.jsonl", 1200)
+    queue_workers(env, "one"), queue_workers(env, "two")
+
+    code, out, err = ingest(env, path, "--queue", "--source", "lab")
+    local_code, local_out, local_err = ingest(
+        {**env, "CELERY_BROKER_URL": ""}, path, "--source", "lab-local", "--workers", "0"
+    )
+
+    assert code == local_code == 2, err  # the bad line, reported the same way
+    assert summary(out) == summary(local_out).replace("lab-local", "lab")
+    assert err.replace(str(path), "P") == local_err.replace(str(path), "P")
+    queued, local = stored(database, "lab"), stored(database, "lab-local")
+    assert len(queued[0]) == 1200 and len(queued[2]) == 30
+    assert queued == local
+    workers = database.rows(
+        "SELECT COUNT(DISTINCT worker), SUM(size), MIN(state), MAX(state) FROM poimen_queuedbatch"
+    )
+    assert workers == [(2, 1200, "written", "written")]
+
+
+def test_a_worker_killed_mid_batch_leaves_every_record_stored_once(
+    database, broker, queue_workers, command, tmp_path
+):
+    # Batches of 1000 take the worker about a second: long enough to be killed inside one.
+    env = queue_env(database, broker, POIMEN_QUEUE_VISIBILITY_TIMEOUT="3")
+    registered(env)
+    path = write_input(tmp_path / "records.jsonl", 8000)
+    doomed = queue_workers(env, "doomed")
+    run = command(env, "ingest", "--queue", "--batch-size", "1000", "--source", "lab", str(path))
+    deadline = time.monotonic() + 40
+    claimed = (
+        "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state = 'sent' AND worker LIKE 'doomed@%'"
+    )
+    while not (database.value(claimed) and database.value("SELECT COUNT(*) FROM poimen_record")):
+        assert time.monotonic() < deadline and run.poll() is None, "no batch was ever taken"
+        time.sleep(0.01)
+    os.killpg(doomed.pid, signal.SIGKILL)
+    queue_workers(env, "survivor")
+
+    out, err = run.communicate(timeout=55)
+    assert run.returncode == 2, err.decode()  # the bad line only
+    assert "read 8001, new 8000, already ingested 1" in out.decode()
+    assert database.value("SELECT MAX(attempts) FROM poimen_queuedbatch") >= 2  # delivered again
+    assert_once(database, 8000, copies=200)
+
+
+def test_a_broker_restarted_mid_run_loses_and_doubles_nothing(
+    database, redis_server, queue_workers, command, tmp_path
+):
+    env = queue_env(database, redis_server.url, POIMEN_QUEUE_VISIBILITY_TIMEOUT="4")
+    registered(env)
+    path = write_input(tmp_path / "records.jsonl", 6000)
+    queue_workers(env, "one")
+    run = command(env, "ingest", "--queue", "--batch-size", "200", "--source", "lab", str(path))
+    deadline = time.monotonic() + 40
+    while database.value("SELECT COUNT(*) FROM poimen_record") < 600:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.01)
+    redis_server.stop()
+    time.sleep(1)
+    redis_server.start()
+
+    out, err = run.communicate(timeout=55)
+    assert run.returncode == 2, err.decode()
+    assert "read 6001, new 6000, already ingested 1" in out.decode()
+    assert_once(database, 6000, copies=150)
+
+
+def assert_once(database, total, *, copies):
+    assert database.value("SELECT COUNT(*) FROM poimen_record") == total
+    assert database.value("SELECT COUNT(DISTINCT external_id) FROM poimen_record") == total
+    excluded = "SELECT COUNT(*) FROM poimen_record WHERE status = 'excluded'"
+    assert database.value(excluded) == copies
+    events = "SELECT COUNT(*) FROM poimen_event WHERE type = 'derived_excluded'"
+    assert database.value(events) == copies
+    assert database.value("SELECT COUNT(DISTINCT record_id) FROM poimen_event") == copies
+    written = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state <> 'written'"
+    assert database.value(written) == 0
