@@ -27,7 +27,9 @@ class QueuedBatch(models.Model):
     size = models.PositiveIntegerField(help_text="Records sent in the batch.")
     state = models.CharField(max_length=10, choices=State.choices, default=State.SENT)
     attempts = models.PositiveIntegerField(default=0, help_text="Deliveries a worker started.")
-    worker = models.CharField(max_length=255, blank=True, help_text="The worker on it, then the one that wrote it.")
+    worker = models.CharField(
+        max_length=255, blank=True, help_text="Who is on it, then who wrote it."
+    )
     counts = models.JSONField(default=dict)
     error = models.TextField(blank=True)
     sent_at = models.DateTimeField(auto_now_add=True)

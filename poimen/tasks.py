@@ -50,3 +50,8 @@ def ingest_batch(self, job, number, run_id, filtered, candidates):
         filtered=filtered,
         candidates=candidates,
     )
+
+
+@app.task(bind=True, name=queued.REFILTER_TASK, max_retries=60)
+def refilter_batch(self, job, number, kind, first, last):
+    _run(self, queued.queued_refilter_write, job, number, kind=kind, first=first, last=last)

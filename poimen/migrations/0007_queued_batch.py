@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
                 ('size', models.PositiveIntegerField(help_text='Records sent in the batch.')),
                 ('state', models.CharField(choices=[('sent', 'Sent'), ('written', 'Written'), ('failed', 'Failed')], default='sent', max_length=10)),
                 ('attempts', models.PositiveIntegerField(default=0, help_text='Deliveries a worker started.')),
-                ('worker', models.CharField(blank=True, help_text='The worker on it, then the one that wrote it.', max_length=255)),
+                ('worker', models.CharField(blank=True, help_text='Who is on it, then who wrote it.', max_length=255)),
                 ('counts', models.JSONField(default=dict)),
                 ('error', models.TextField(blank=True)),
                 ('sent_at', models.DateTimeField(auto_now_add=True)),

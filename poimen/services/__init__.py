@@ -31,7 +31,7 @@ from poimen.services.export import (
     records_export_chunks,
 )
 from poimen.services.ingest import IngestResult, records_ingest
-from poimen.services.queued import records_ingest_queued
+from poimen.services.queued import records_ingest_queued, records_refilter_queued
 from poimen.services.reviews import review_record, review_undo, reviews_bulk
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "records_ingest",
     "records_ingest_queued",
     "records_refilter",
+    "records_refilter_queued",
     "review_record",
     "review_undo",
     "reviews_bulk",

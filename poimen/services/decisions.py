@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from poimen.artifact_index import artifact_index_load
+from poimen.artifact_index import ArtifactIndex, artifact_index_load
 from poimen.checked import summarise
 from poimen.derived_rule import derived_condition
 from poimen.keyset import keyset_pages
@@ -71,56 +71,79 @@ def records_refilter(
     """Check stored records again (against every artifact, or those of `kind`): matches are
     replaced, decisions and statuses updated. A reviewer's verdict is never overridden."""
     batch_size = batch_size_or_default(batch_size)
-    if kind is not None:
-        check_known_kind(kind)
-    started_at = timezone.now()
+    started_at = refilter_start(kind)
     artifact_index = artifact_index_load(kind=kind)
-    policies = artifact_index.policies
     kinds = set(Artifact.objects.values_list("kind", flat=True))
     result = RefilterResult()
     records = Record.objects.select_related("review")
     for page in keyset_pages(records, batch_size):
-        verdicts = artifact_index.filter.check_many([record.text for record in page])
-        before = {r.pk: _decision_of(r) for r in page}
-        with transaction.atomic():
-            stale = Match.objects.filter(record__in=page)
+        refilter_page(page, artifact_index=artifact_index, kind=kind, kinds=kinds, result=result)
+    refilter_finish(kind=kind, started_at=started_at, result=result, actor=actor)
+    return result
+
+
+def refilter_start(kind: str | None):
+    """Check the kind; the moment the refilter starts (what its event keeps)."""
+    if kind is not None:
+        check_known_kind(kind)
+    return timezone.now()
+
+
+def refilter_page(
+    page: list[Record],
+    *,
+    artifact_index: ArtifactIndex,
+    kind: str | None,
+    kinds: set[str],
+    result: RefilterResult,
+    actor=None,
+) -> None:
+    """Check one page of stored records again and write what changed, in one transaction."""
+    policies = artifact_index.policies
+    verdicts = artifact_index.filter.check_many([record.text for record in page])
+    before = {r.pk: _decision_of(r) for r in page}
+    with transaction.atomic():
+        stale = Match.objects.filter(record__in=page)
+        if kind is not None:
+            stale = stale.filter(artifact__kind=kind)
+        stale.delete()
+        matches = []
+        for record, verdict in zip(page, verdicts, strict=True):
+            own = apply_checked(record, summarise(verdict), artifact_index)
             if kind is not None:
-                stale = stale.filter(artifact__kind=kind)
-            stale.delete()
-            matches = []
-            for record, verdict in zip(page, verdicts, strict=True):
-                own = apply_checked(record, summarise(verdict), artifact_index)
-                if kind is not None:
-                    # Only this kind was checked: keep what the record knows of the others.
-                    record.coverage = {
-                        **{k: v for k, v in before[record.pk][2].items() if k != kind},
-                        **record.coverage,
-                    }
-                matches.extend(own)
-            Match.objects.bulk_create(matches)
-            if kind is not None:
-                # The decision query reads coverage from the table: store the new one first.
-                covered = [r for r in page if r.coverage != before[r.pk][2]]
-                Record.objects.bulk_update(covered, ["coverage"])
-                _redo_best_and_derived(page, policies, kinds)
-            events = []
-            for record in page:
-                old_derived, old_status = before[record.pk][:2]
-                record.status = status_in_force(record)
-                if record.status != old_status:
-                    result.excluded += record.status == Record.Status.EXCLUDED
-                    result.released += record.status == Record.Status.EVIDENCE
-                    events.append(_status_event(record, old_status, cause="refilter", actor=actor))
-                elif record.derived != old_derived and record.review_id is not None:
-                    result.kept_by_review += 1
-            # Most records come out as they went in: write only those that changed.
-            changed = [r for r in page if _decision_of(r) != before[r.pk]]
-            Record.objects.bulk_update(changed, list(DECISION_FIELDS))
-            Event.objects.bulk_create(events)
-        result.checked += len(page)
-        result.matches += len(matches)
-    # One event for the whole run, so that the desk can tell which records it has re-checked
-    # (every record stored before `started_at`) even when no status changed.
+                # Only this kind was checked: keep what the record knows of the others.
+                record.coverage = {
+                    **{k: v for k, v in before[record.pk][2].items() if k != kind},
+                    **record.coverage,
+                }
+            matches.extend(own)
+        Match.objects.bulk_create(matches)
+        if kind is not None:
+            # The decision query reads coverage from the table: store the new one first.
+            covered = [r for r in page if r.coverage != before[r.pk][2]]
+            Record.objects.bulk_update(covered, ["coverage"])
+            _redo_best_and_derived(page, policies, kinds)
+        events = []
+        for record in page:
+            old_derived, old_status = before[record.pk][:2]
+            record.status = status_in_force(record)
+            if record.status != old_status:
+                result.excluded += record.status == Record.Status.EXCLUDED
+                result.released += record.status == Record.Status.EVIDENCE
+                events.append(_status_event(record, old_status, cause="refilter", actor=actor))
+            elif record.derived != old_derived and record.review_id is not None:
+                result.kept_by_review += 1
+        # Most records come out as they went in: write only those that changed.
+        changed = [r for r in page if _decision_of(r) != before[r.pk]]
+        Record.objects.bulk_update(changed, list(DECISION_FIELDS))
+        Event.objects.bulk_create(events)
+    result.checked += len(page)
+    result.matches += len(matches)
+
+
+def refilter_finish(*, kind: str | None, started_at, result: RefilterResult, actor=None) -> None:
+    """One event for the whole run, so that the desk can tell which records it has re-checked
+    (every record stored before `started_at`) even when no status changed."""
     Event.objects.log(
         Event.Type.RECORDS_REFILTERED,
         actor=actor,
@@ -134,7 +157,6 @@ def records_refilter(
             "kept_by_review": result.kept_by_review,
         },
     )
-    return result
 
 
 def _redo_best_and_derived(page: list[Record], policies: Policies, kinds: set[str]) -> None:

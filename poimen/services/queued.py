@@ -10,6 +10,7 @@ that failed for good with its input lines.
 
 import dataclasses
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -18,12 +19,19 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from poimen.artifact_index import artifact_index_load
 from poimen.checked import check_texts
 from poimen.index_version import LiveIndex
-from poimen.models import IngestRun, QueuedBatch
+from poimen.models import Artifact, IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
 from poimen.readers import Candidate, Problem
 from poimen.services.common import InputError, batch_size_or_default
+from poimen.services.decisions import (
+    RefilterResult,
+    refilter_finish,
+    refilter_page,
+    refilter_start,
+)
 from poimen.services.ingest import (
     KEPT_PROBLEMS,
     IngestResult,
@@ -37,6 +45,7 @@ from poimen.services.ingest import (
 )
 
 INGEST_TASK = "poimen.ingest_batch"
+REFILTER_TASK = "poimen.refilter_batch"
 # How often the waiting command asks the database which batches are done.
 POLL_SECONDS = 0.05
 # Publishing waits out a broker restart this long before the command gives up.
@@ -176,10 +185,68 @@ def records_ingest_queued(
     return result
 
 
+REFILTER_COUNTS = ("checked", "excluded", "released", "kept_by_review", "matches")
+
+
+def records_refilter_queued(
+    *,
+    kind: str | None = None,
+    batch_size: int | None = None,
+    actor=None,
+    on_progress: Callable[[RefilterResult], None] | None = None,
+) -> RefilterResult:
+    """records_refilter with the pages checked and written by the queue's workers: this
+    process only splits the stored records into ranges of ids. A range that failed for good
+    raises, naming it (a refilter run again checks every record anyway)."""
+    queue_configured()
+    batch_size = batch_size_or_default(batch_size)
+    started_at = refilter_start(kind)
+    result, failed = RefilterResult(), []
+    batches = _Batches(f"refilter-{uuid.uuid4().hex}", REFILTER_TASK)
+
+    def settle(below: int) -> None:
+        for (first, last), row in batches.done(below=below):
+            if row.state == QueuedBatch.State.WRITTEN:
+                for name in REFILTER_COUNTS:
+                    setattr(result, name, getattr(result, name) + row.counts[name])
+            else:
+                failed.append(f"records {first} to {last}: {row.error}")
+            if on_progress:
+                on_progress(result)
+
+    last = 0
+    while True:
+        ids = list(
+            Record.objects.filter(pk__gt=last)
+            .order_by("pk")
+            .values_list("pk", flat=True)[:batch_size]
+        )
+        if not ids:
+            break
+        batches.send((ids[0], ids[-1]), len(ids), [kind, ids[0], ids[-1]])
+        last = ids[-1]
+        settle(below=settings.POIMEN_QUEUE_IN_FLIGHT)
+    settle(below=1)
+    if failed:
+        raise InputError(
+            f"{len(failed)} batches of the refilter failed (the others are written; run it "
+            "again to check every record): " + "; ".join(failed[:20])
+        )
+    refilter_finish(kind=kind, started_at=started_at, result=result, actor=actor)
+    return result
+
+
 # --- the worker's side ---------------------------------------------------------------------
 
-# The index this worker process holds, built again when the index version moves.
-live_index = LiveIndex()
+# The indexes this worker process holds (all artifacts, or one kind's for a refilter of that
+# kind), each built again when the index version moves.
+live_indexes: dict[str | None, LiveIndex] = {}
+
+
+def index_in_force(kind: str | None = None):
+    if kind not in live_indexes:
+        live_indexes[kind] = LiveIndex(load=lambda: artifact_index_load(kind=kind))
+    return live_indexes[kind].current()[0]
 
 
 def batch_claim(job: str, number: int, worker: str) -> QueuedBatch | None:
@@ -218,7 +285,7 @@ def queued_ingest_write(
     if batch_claim(job, number, worker) is None:
         return
     batch = [Candidate(**c) for c in candidates]
-    artifact_index = live_index.current()[0] if filtered else None
+    artifact_index = index_in_force() if filtered else None
     checked = check_texts(artifact_index.filter, [c.text for c in batch]) if filtered else None
     run = IngestRun.objects.get(pk=run_id)
     result = IngestResult(run=run)
@@ -233,3 +300,25 @@ def queued_ingest_write(
         _write_batch_once(fresh, checked, run=run, artifact_index=artifact_index, result=result)
         counts = {"new": result.new, "already": result.already, "excluded": dict(result.excluded)}
         _written(row, worker, counts)
+
+
+def queued_refilter_write(
+    *, job: str, number: int, kind: str | None, first: int, last: int, worker: str
+) -> None:
+    """Check the stored records with ids `first` to `last` again, exactly once."""
+    if batch_claim(job, number, worker) is None:
+        return
+    artifact_index = index_in_force(kind)
+    kinds = set(Artifact.objects.values_list("kind", flat=True).distinct())
+    result = RefilterResult()
+    with transaction.atomic():
+        row = QueuedBatch.objects.select_for_update().get(job=job, number=number)
+        if row.state != QueuedBatch.State.SENT:
+            return
+        page = list(
+            Record.objects.select_related("review")
+            .filter(pk__gte=first, pk__lte=last)
+            .order_by("pk")
+        )
+        refilter_page(page, artifact_index=artifact_index, kind=kind, kinds=kinds, result=result)
+        _written(row, worker, {name: getattr(result, name) for name in REFILTER_COUNTS})

@@ -179,3 +179,20 @@ def assert_once(database, total, *, copies):
     assert database.value("SELECT COUNT(DISTINCT record_id) FROM poimen_event") == copies
     written = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state <> 'written'"
     assert database.value(written) == 0
+
+
+def test_an_artifact_registered_mid_life_is_in_force_on_a_running_worker(
+    database, broker, queue_workers, tmp_path
+):
+    env = queue_env(database, broker)
+    copy = demo_skill("release-notes")
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text(json.dumps({"id": "a", "text": copy}) + "\n", encoding="utf-8")
+    second.write_text(json.dumps({"id": "b", "text": copy}) + "\n", encoding="utf-8")
+    queue_workers(env, "one")
+
+    code, out, err = ingest(env, first, "--queue")
+    assert code == 0 and "excluded 0 (none)" in out, err
+    registered(env)
+    code, out, err = ingest(env, second, "--queue")
+    assert code == 0 and "excluded 1 (skill 1)" in out, err

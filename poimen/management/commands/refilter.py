@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from poimen.artifact_index import ArtifactUnusable
-from poimen.services import InputError, records_refilter
+from poimen.services import InputError, records_refilter, records_refilter_queued
 
 
 class Command(BaseCommand):
@@ -13,10 +13,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--kind", help="re-check against artifacts of this kind only")
         parser.add_argument("--batch-size", type=int, help="records a transaction (default 1000)")
+        parser.add_argument(
+            "--queue",
+            action="store_true",
+            help="send the batches to `celery -A poimen worker` processes (CELERY_BROKER_URL)",
+        )
 
-    def handle(self, *args, kind, batch_size, **options):
+    def handle(self, *args, kind, batch_size, queue, **options):
+        refilter = records_refilter_queued if queue else records_refilter
         try:
-            result = records_refilter(kind=kind, batch_size=batch_size)
+            result = refilter(kind=kind, batch_size=batch_size)
         except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
         self.stdout.write(
