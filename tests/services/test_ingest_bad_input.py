@@ -71,7 +71,7 @@ def wipe_ingested():
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred FK checks pending
             cursor.execute(
                 "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
-                " poimen_ingestrun"
+                " poimen_queuedbatch, poimen_ingestrun"
             )
     else:
         Event.objects.all().delete()
