@@ -31,7 +31,13 @@ from poimen.selectors.overview import KindCounts, kind_counts, totals
 from poimen.selectors.paging import Page, capped_count, neighbours, page_by_id, page_of
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import record_detail, record_events, record_matches
-from poimen.selectors.runs import recent_runs, run_list, runs_for_filter, unfiltered_runs
+from poimen.selectors.runs import (
+    recent_runs,
+    run_list,
+    runs_for_filter,
+    unfiltered_runs,
+    with_queue_progress,
+)
 from poimen.selectors.tuning import (
     DecisionTable,
     Histogram,
@@ -95,4 +101,5 @@ __all__ = [
     "thresholds",
     "totals",
     "unfiltered_runs",
+    "with_queue_progress",
 ]

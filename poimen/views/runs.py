@@ -8,4 +8,5 @@ from poimen.views.common import render_page
 
 @require_GET
 def runs(request):
-    return render_page(request, "runs.html", {"runs": selectors.run_list()[:200]})
+    runs = selectors.with_queue_progress(list(selectors.run_list()[:200]))
+    return render_page(request, "runs.html", {"runs": runs})
