@@ -29,11 +29,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
+
+from bench.queued import private_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/poimen_bench"
 PLANTED_SHARE = 0.02
+QUARTER = "ingest, workers, 1/4 records"
+WRITES = "writes alone (unfiltered)"
 
 
 # -- the corpus -------------------------------------------------------------------------------
@@ -115,21 +120,32 @@ def phase_matcher(folder: Path, records_file: Path, batch_size: int) -> dict:
     return {"records": n, "seconds": seconds, "derived": derived, "baseline_mb": baseline}
 
 
-def phase_ingest(folder: Path, records_file: Path, batch_size: int, workers: int) -> dict:
+def prepared_database(folder: Path) -> None:
+    """Django set up on the phase's fresh database, migrated, holding the artifacts."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
     import django
 
     django.setup()
     from django.core.management import call_command
 
-    from poimen.services import artifacts_import, records_ingest
+    from poimen.services import artifacts_import
 
     call_command("migrate", verbosity=0)
     imported = artifacts_import(path=folder / "artifacts", manifest=folder / "manifest.jsonl")
     assert imported.registered and not imported.problems, imported.problems
+
+
+def phase_ingest(
+    folder: Path, records_file: Path, batch_size: int, workers: int, filtered: bool = True
+) -> dict:
+    prepared_database(folder)
+    from poimen.services import records_ingest
+
     baseline = peak_rss_mb()
     started = time.perf_counter()
-    result = records_ingest(paths=[records_file], batch_size=batch_size, workers=workers)
+    result = records_ingest(
+        paths=[records_file], batch_size=batch_size, workers=workers, filtered=filtered
+    )
     seconds = time.perf_counter() - started
     assert result.errors == 0 and result.new == result.read, result.as_counts()
     return {
@@ -141,14 +157,22 @@ def phase_ingest(folder: Path, records_file: Path, batch_size: int, workers: int
 
 
 def run_phase(
-    name: str, folder: Path, records_file: Path, *, database_url: str, batch_size: int, workers=0
+    name: str,
+    folder: Path,
+    records_file: Path,
+    *,
+    database_url: str,
+    batch_size: int,
+    workers=0,
+    broker_url: str = "",
 ):
-    if name == "ingest":
+    if name != "matcher":
         recreate_database(database_url)
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
         "POIMEN_MANIFEST": str(folder / "manifest.jsonl"),
+        "CELERY_BROKER_URL": broker_url,
     }
     command = [sys.executable, "-m", "bench.ingest", "--phase", name, "--folder", str(folder)]
     command += ["--records-file", str(records_file), "--batch-size", str(batch_size)]
@@ -195,11 +219,12 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
             f"{name:<28}{row['records']:>10,}{row['seconds']:>10.1f}{rate:>12,.0f}"
             f"{row['peak_mb']:>14,.0f}"
         )
-    matcher, *ingests, quarter = (row for _, row in rows)
-    ingest = ingests[-1]
+    by_label = dict(rows)
+    matcher, quarter = rows[0][1], by_label[QUARTER]
+    ingest = rows[3][1]
     matcher_rate = matcher["records"] / matcher["seconds"]
     print()
-    for (label, _), row in zip(rows[1:-1], ingests, strict=True):
+    for label, row in rows[1:4]:
         rate = row["records"] / row["seconds"]
         print(
             f"{label:<22} {rate / matcher_rate:5.2f}x the matcher alone (target >= 0.5x), "
@@ -211,6 +236,20 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
         f"{ingest['peak_mb']:,.0f} MB; target: flat)"
     )
     print(f"excluded by ingest: {ingest['derived']:,} (matcher alone: {matcher['derived']:,})")
+    if WRITES in by_label:
+        print(f"PostgreSQL takes {rate_of(by_label[WRITES]):,.0f} records/s (unfiltered ingest)")
+    queued = [row for label, row in rows if label.startswith("ingest, queued")]
+    if len(queued) == 2:
+        one, two = (rate_of(row) for row in queued)
+        local = rate_of(by_label["ingest, 1 worker"])
+        print(
+            f"queued: 2 workers {two / one:.2f}x 1 worker (target >= 1.5x with the cores), "
+            f"1 queued worker {one / local:.2f}x 1 local worker (overhead target <= 20%)"
+        )
+
+
+def rate_of(row: dict) -> float:
+    return row["records"] / row["seconds"]
 
 
 def main(argv=None) -> None:
@@ -226,21 +265,32 @@ def main(argv=None) -> None:
         default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL),
         help=f"a PostgreSQL database the bench drops and creates (default {DEFAULT_DATABASE_URL})",
     )
-    parser.add_argument("--phase", choices=["matcher", "ingest"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-queue", action="store_true", help="leave out the queued rows (no redis-server)"
+    )
+    parser.add_argument(
+        "--phase", choices=["matcher", "ingest", "writes", "queued"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--records-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.phase:
+        phase_args = (args.folder, args.records_file, args.batch_size)
         if args.phase == "matcher":
-            row = phase_matcher(args.folder, args.records_file, args.batch_size)
+            row = phase_matcher(*phase_args)
+        elif args.phase == "queued":
+            from bench.queued import phase_queued
+
+            row = phase_queued(*phase_args, args.workers)
         else:
-            row = phase_ingest(args.folder, args.records_file, args.batch_size, args.workers)
+            row = phase_ingest(*phase_args, args.workers, filtered=args.phase == "ingest")
         row["peak_mb"] = peak_rss_mb()
         print(json.dumps(row))
         return
 
-    with tempfile.TemporaryDirectory(prefix="poimen-bench-") as tmp:
+    with ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="poimen-bench-"))
         folder = Path(tmp)
         print(f"writing {args.records:,} records and {args.artifacts:,} artifacts ...", flush=True)
         corpus = write_corpus(
@@ -252,9 +302,14 @@ def main(argv=None) -> None:
             ("ingest, in process", "ingest", full, 0),
             ("ingest, 1 worker", "ingest", full, 1),
             (f"ingest, {args.workers} workers", "ingest", full, args.workers),
-            (f"ingest, {args.workers} workers, 1/4", "ingest", quarter, args.workers),
+            (QUARTER, "ingest", quarter, args.workers),
+            (WRITES, "writes", full, 0),
         ]
+        if not args.no_queue:
+            phases += [(f"ingest, queued, {n} worker(s)", "queued", full, n) for n in (1, 2)]
         best: dict[str, dict] = {}
+        broker = private_redis() if not args.no_queue else nullcontext("")
+        broker_url = stack.enter_context(broker)
         # Passes interleave the phases, so that a burst of load elsewhere on the machine does
         # not fall on one phase only; each row is its best pass, its peak memory the largest.
         for number in range(1, args.passes + 1):
@@ -267,6 +322,7 @@ def main(argv=None) -> None:
                     database_url=args.database_url,
                     batch_size=args.batch_size,
                     workers=workers,
+                    broker_url=broker_url,
                 )
                 kept = best.setdefault(label, row)
                 peak = max(kept["peak_mb"], row["peak_mb"])

@@ -196,3 +196,32 @@ def test_an_artifact_registered_mid_life_is_in_force_on_a_running_worker(
     registered(env)
     code, out, err = ingest(env, second, "--queue")
     assert code == 0 and "excluded 1 (skill 1)" in out, err
+
+
+def test_a_worker_that_loses_the_database_tries_again_and_writes_once(
+    database, broker, queue_workers, command, tmp_path
+):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("cuts a worker's PostgreSQL connections; SQLite has none to cut")
+    env = queue_env(database, broker)
+    registered(env)
+    path = write_input(tmp_path / "records.jsonl", 6000)
+    queue_workers({**env, "PGAPPNAME": "poimen-worker-under-test"}, "one")
+    run = command(env, "ingest", "--queue", "--batch-size", "200", "--source", "lab", str(path))
+    cut = (
+        "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity"
+        " WHERE application_name = 'poimen-worker-under-test'"
+    )
+    deadline, cuts = time.monotonic() + 40, 0
+    while database.value("SELECT COUNT(*) FROM poimen_record") < 3000:
+        assert time.monotonic() < deadline and run.poll() is None
+        cuts += database.value(cut)
+        time.sleep(0.2)
+
+    out, err = run.communicate(timeout=55)
+    assert cuts >= 3
+    assert run.returncode == 2, err.decode()
+    assert "read 6001, new 6000, already ingested 1" in out.decode()
+    assert_once(database, 6000, copies=150)
