@@ -1,11 +1,16 @@
 """The queue's tasks, thin over poimen.services.queued: one batch each, acknowledged only once
 written (settings: acks late, rejected when the worker is lost, one reserved at a time).
 
-A worker that loses the database tries the batch again later; any other error fails the batch
-for good, and the waiting command reports its input lines.
+A worker that loses the database keeps the batch and tries it again after a pause (a batch
+redelivered by the broker later would do, but holding it spares a broker round trip and an ETA
+message that a broker restart could strand); any other error fails the batch for good, and the
+waiting command reports its input lines.
 """
 
+import time
+
 from celery.utils.log import get_task_logger
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from poimen.celery import app
@@ -15,31 +20,30 @@ log = get_task_logger(__name__)
 DATABASE_LOST = (OperationalError, InterfaceError)
 
 
-def _retry_later(task, error) -> None:
-    """The database went away: drop the connections and try the batch again after a while."""
-    for connection in connections.all():
-        connection.close_if_unusable_or_obsolete()
-        connection.close()
-    log.warning(
-        "batch %s of %s: database unreachable (%s); trying again", *task.request.args[:2], error
-    )
-    raise task.retry(exc=error, countdown=min(2**task.request.retries, 10))
-
-
 def _run(task, write, job: str, number: int, **kwargs) -> None:
-    close_old_connections()
-    try:
-        write(job=job, number=number, worker=task.request.hostname or "", **kwargs)
-    except DATABASE_LOST as error:
-        if task.request.retries >= task.max_retries:
-            raise
-        _retry_later(task, error)
-    except Exception as error:
-        log.exception("batch %s of %s failed", number, job)
-        queued.batch_fail(job, number, f"{type(error).__name__}: {error}")
+    worker = task.request.hostname or ""
+    for attempt in range(1, settings.POIMEN_QUEUE_MAX_ATTEMPTS + 1):
+        close_old_connections()
+        try:
+            write(job=job, number=number, worker=worker, new_delivery=attempt == 1, **kwargs)
+            return
+        except DATABASE_LOST as error:
+            for connection in connections.all():
+                connection.close()
+            log.warning(
+                "batch %s of %s: database unreachable (%s), try %s", number, job, error, attempt
+            )
+            time.sleep(min(0.25 * 2**attempt, 10))
+        except Exception as error:
+            log.exception("batch %s of %s failed", number, job)
+            queued.batch_fail(job, number, f"{type(error).__name__}: {error}")
+            return
+    # Still no database: leave the batch unacknowledged-in-effect (sent, not written); the
+    # waiting command sends it again after POIMEN_QUEUE_RESEND_AFTER.
+    log.error("batch %s of %s: database unreachable, left for a later delivery", number, job)
 
 
-@app.task(bind=True, name=queued.INGEST_TASK, max_retries=60)
+@app.task(bind=True, name=queued.INGEST_TASK)
 def ingest_batch(self, job, number, run_id, filtered, candidates):
     _run(
         self,
@@ -52,6 +56,6 @@ def ingest_batch(self, job, number, run_id, filtered, candidates):
     )
 
 
-@app.task(bind=True, name=queued.REFILTER_TASK, max_retries=60)
+@app.task(bind=True, name=queued.REFILTER_TASK)
 def refilter_batch(self, job, number, kind, first, last):
     _run(self, queued.queued_refilter_write, job, number, kind=kind, first=first, last=last)

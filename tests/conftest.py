@@ -235,6 +235,16 @@ def redis_needed():
 
 
 @pytest.fixture
+def queue_database():
+    """The queue's tests need the database its workers share: PostgreSQL (--queue refuses
+    SQLite, and tests/commands/test_queue_refusals.py shows it)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the queue runs on PostgreSQL only (DATABASE_URL=postgres://...)")
+
+
+@pytest.fixture
 def broker(tmp_path):
     """The broker URL for a test: the instance .ci/run started (POIMEN_TEST_REDIS_URL), emptied
     first, or else a private redis-server of the test's own."""

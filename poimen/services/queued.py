@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -57,11 +57,17 @@ class QueueUnavailable(InputError):
 
 
 def queue_configured() -> str:
-    """The broker URL; a named problem when there is none."""
+    """The broker URL; a named problem when there is none, or no database to share."""
     if not settings.CELERY_BROKER_URL:
         raise QueueUnavailable(
             "--queue needs CELERY_BROKER_URL, the Redis URL the workers share "
             "(e.g. redis://127.0.0.1:6379/0); without it, leave --queue off to check locally"
+        )
+    if connection.vendor == "sqlite":
+        raise QueueUnavailable(
+            "--queue needs a database the workers share, PostgreSQL (DATABASE_URL="
+            "postgres://...): SQLite is one machine's file, written by one process at a time; "
+            "leave --queue off to check locally"
         )
     return settings.CELERY_BROKER_URL
 
@@ -249,12 +255,13 @@ def index_in_force(kind: str | None = None):
     return live_indexes[kind].current()[0]
 
 
-def batch_claim(job: str, number: int, worker: str) -> QueuedBatch | None:
+def batch_claim(job: str, number: int, worker: str, new_delivery: bool) -> QueuedBatch | None:
     """Count a delivery of the batch (and name the worker on it); None when it is written or
     failed already (a batch delivered again), or failed now for having been tried too often."""
+    attempts = F("attempts") + 1 if new_delivery else F("attempts")
     claimed = QueuedBatch.objects.filter(
         job=job, number=number, state=QueuedBatch.State.SENT
-    ).update(attempts=F("attempts") + 1, worker=worker[:255])
+    ).update(attempts=attempts, worker=worker[:255])
     if not claimed:
         return None
     row = QueuedBatch.objects.get(job=job, number=number)
@@ -278,11 +285,18 @@ def _written(row: QueuedBatch, worker: str, counts: dict) -> None:
 
 
 def queued_ingest_write(
-    *, job: str, number: int, run_id: int, filtered: bool, candidates: list[dict], worker: str
+    *,
+    job: str,
+    number: int,
+    run_id: int,
+    filtered: bool,
+    candidates: list[dict],
+    worker: str,
+    new_delivery: bool = True,
 ) -> None:
     """Check one sent batch against the index in force and store it exactly once: records
     stored meanwhile (by another ingest) are counted as already ingested."""
-    if batch_claim(job, number, worker) is None:
+    if batch_claim(job, number, worker, new_delivery) is None:
         return
     batch = [Candidate(**c) for c in candidates]
     artifact_index = index_in_force() if filtered else None
@@ -303,10 +317,17 @@ def queued_ingest_write(
 
 
 def queued_refilter_write(
-    *, job: str, number: int, kind: str | None, first: int, last: int, worker: str
+    *,
+    job: str,
+    number: int,
+    kind: str | None,
+    first: int,
+    last: int,
+    worker: str,
+    new_delivery: bool = True,
 ) -> None:
     """Check the stored records with ids `first` to `last` again, exactly once."""
-    if batch_claim(job, number, worker) is None:
+    if batch_claim(job, number, worker, new_delivery) is None:
         return
     artifact_index = index_in_force(kind)
     kinds = set(Artifact.objects.values_list("kind", flat=True).distinct())

@@ -13,7 +13,7 @@ import pytest
 from tests.factories import NEAR_MISS, ROOT, demo_skill, manage
 
 SKILLS = ROOT / "poimen" / "demo_data" / "artifacts" / "skill"
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("queue_database")]
 
 
 def write_input(path, total):

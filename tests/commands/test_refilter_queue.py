@@ -8,7 +8,7 @@ import pytest
 
 from tests.factories import NEAR_MISS, ROOT, demo_skill, manage
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("queue_database")]
 SKILL = ROOT / "poimen" / "demo_data" / "artifacts" / "skill" / "release-notes" / "SKILL.md"
 
 
