@@ -12,7 +12,10 @@ In one run, each phase in a fresh process (so that its peak memory is its own):
   by batch, each batch in one transaction;
 - the same with 1 and with --workers worker processes checking batches while the ingest
   process reads and writes;
-- ingest of the first quarter of the file, so that peak memory can be compared across sizes.
+- ingest of the first quarter of the file, so that peak memory can be compared across sizes;
+- unfiltered ingest (reading and COPY writes, no matching): the rate PostgreSQL takes;
+- `ingest --queue`'s service with 1 and 2 real celery workers on a private redis-server
+  (bench/queued.py; --no-queue leaves them out).
 
 Records are seeded synthetic assistant turns (bench.corpus's Writer: a Zipf-like vocabulary
 and stock phrases, so that unrelated texts hit the index by chance), 2% of them planted copies
