@@ -255,18 +255,27 @@ def index_in_force(kind: str | None = None):
     return live_indexes[kind].current()[0]
 
 
-def batch_claim(job: str, number: int, worker: str, new_delivery: bool) -> QueuedBatch | None:
-    """Count a delivery of the batch (and name the worker on it); None when it is written or
-    failed already (a batch delivered again), or failed now for having been tried too often."""
+def batch_claim(job: str, number: int, worker: str, new_delivery: bool) -> bool:
+    """Count a delivery of the batch and name the worker on it (committed at once, so that a
+    worker killed on the batch is counted too); False when it is written or failed already."""
     attempts = F("attempts") + 1 if new_delivery else F("attempts")
-    claimed = QueuedBatch.objects.filter(
-        job=job, number=number, state=QueuedBatch.State.SENT
-    ).update(attempts=attempts, worker=worker[:255])
-    if not claimed:
+    return bool(
+        QueuedBatch.objects.filter(job=job, number=number, state=QueuedBatch.State.SENT).update(
+            attempts=attempts, worker=worker[:255]
+        )
+    )
+
+
+def _locked_for_writing(job: str, number: int) -> QueuedBatch | None:
+    """The batch's row, locked until the transaction ends; None when another delivery wrote
+    it meanwhile, or when it has been tried too often (it is failed then)."""
+    row = QueuedBatch.objects.select_for_update().get(job=job, number=number)
+    if row.state != QueuedBatch.State.SENT:
         return None
-    row = QueuedBatch.objects.get(job=job, number=number)
     if row.attempts > settings.POIMEN_QUEUE_MAX_ATTEMPTS:
-        batch_fail(job, number, f"tried {row.attempts - 1} times, a worker died on it each time")
+        row.state, row.done_at = QueuedBatch.State.FAILED, timezone.now()
+        row.error = f"tried {row.attempts - 1} times, a worker died on it each time"
+        row.save(update_fields=["state", "done_at", "error"])
         return None
     return row
 
@@ -296,22 +305,20 @@ def queued_ingest_write(
 ) -> None:
     """Check one sent batch against the index in force and store it exactly once: records
     stored meanwhile (by another ingest) are counted as already ingested."""
-    if batch_claim(job, number, worker, new_delivery) is None:
+    if not batch_claim(job, number, worker, new_delivery):
         return
     batch = [Candidate(**c) for c in candidates]
     artifact_index = index_in_force() if filtered else None
     checked = check_texts(artifact_index.filter, [c.text for c in batch]) if filtered else None
-    run = IngestRun.objects.get(pk=run_id)
+    run = IngestRun(pk=run_id)  # only its id is written
     result = IngestResult(run=run)
     with transaction.atomic():
-        row = QueuedBatch.objects.select_for_update().get(job=job, number=number)
-        if row.state != QueuedBatch.State.SENT:
-            return  # written by another delivery while this one checked
-        fresh = _fresh_only(batch, set(), result)
-        if checked is not None:
-            kept = {id(c) for c in fresh}
-            checked = [v for c, v in zip(batch, checked, strict=True) if id(c) in kept]
-        _write_batch_once(fresh, checked, run=run, artifact_index=artifact_index, result=result)
+        row = _locked_for_writing(job, number)
+        if row is None:
+            return
+        # The command left out what was stored when it sent the batch; a record another ingest
+        # stored since is caught by the unique constraint and counted as already ingested.
+        _write_batch_once(batch, checked, run=run, artifact_index=artifact_index, result=result)
         counts = {"new": result.new, "already": result.already, "excluded": dict(result.excluded)}
         _written(row, worker, counts)
 
@@ -327,14 +334,14 @@ def queued_refilter_write(
     new_delivery: bool = True,
 ) -> None:
     """Check the stored records with ids `first` to `last` again, exactly once."""
-    if batch_claim(job, number, worker, new_delivery) is None:
+    if not batch_claim(job, number, worker, new_delivery):
         return
     artifact_index = index_in_force(kind)
     kinds = set(Artifact.objects.values_list("kind", flat=True).distinct())
     result = RefilterResult()
     with transaction.atomic():
-        row = QueuedBatch.objects.select_for_update().get(job=job, number=number)
-        if row.state != QueuedBatch.State.SENT:
+        row = _locked_for_writing(job, number)
+        if row is None:
             return
         page = list(
             Record.objects.select_related("review")
