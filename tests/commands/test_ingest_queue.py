@@ -147,6 +147,40 @@ def test_a_worker_killed_mid_batch_leaves_every_record_stored_once(
     assert_once(database, 8000, copies=200)
 
 
+def test_a_batch_that_fails_for_good_is_reported_by_line_and_the_rest_is_kept(
+    database, broker, queue_workers, command, tmp_path
+):
+    # One delivery a batch allowed: the batch a worker is killed on fails for good.
+    env = queue_env(database, broker, POIMEN_QUEUE_VISIBILITY_TIMEOUT="3")
+    registered(env)
+    path = write_input(tmp_path / "records.jsonl", 4000)
+    doomed = queue_workers({**env, "POIMEN_QUEUE_MAX_ATTEMPTS": "1"}, "doomed")
+    run = command(env, "ingest", "--queue", "--batch-size", "1000", "--source", "lab", str(path))
+    claimed = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state = 'sent' AND worker <> ''"
+    deadline = time.monotonic() + 40
+    while not database.value(claimed):
+        assert time.monotonic() < deadline and run.poll() is None, "no batch was ever taken"
+        time.sleep(0.01)
+    os.killpg(doomed.pid, signal.SIGKILL)
+    queue_workers({**env, "POIMEN_QUEUE_MAX_ATTEMPTS": "1"}, "survivor")
+
+    out, err = run.communicate(timeout=55)
+    failed = database.rows(
+        "SELECT number, size, error FROM poimen_queuedbatch WHERE state = 'failed'"
+    )
+    assert len(failed) == 1 and "a worker died on it" in failed[0][2]
+    number, size, _ = failed[0]
+    lines = [line for line in err.decode().splitlines() if "not stored" in line]
+    assert len(lines) == size and all(line.startswith(f"{path}:") for line in lines)
+    assert f"batch {number} failed" in lines[0]
+    assert run.returncode == 2 and f"errors {size + 1}" in out.decode()
+    assert database.value("SELECT COUNT(*) FROM poimen_record") == 4000 - size
+
+    again = ingest(env, path, "--queue", "--source", "lab")
+    assert f"new {size}, already ingested {4000 - size + 1}" in again[1], again[2]
+    assert_once(database, 4000, copies=100, batches_failed=1)
+
+
 def test_a_broker_restarted_mid_run_loses_and_doubles_nothing(
     database, redis_server, queue_workers, command, tmp_path
 ):
@@ -169,7 +203,7 @@ def test_a_broker_restarted_mid_run_loses_and_doubles_nothing(
     assert_once(database, 6000, copies=150)
 
 
-def assert_once(database, total, *, copies):
+def assert_once(database, total, *, copies, batches_failed=0):
     assert database.value("SELECT COUNT(*) FROM poimen_record") == total
     assert database.value("SELECT COUNT(DISTINCT external_id) FROM poimen_record") == total
     excluded = "SELECT COUNT(*) FROM poimen_record WHERE status = 'excluded'"
@@ -177,8 +211,8 @@ def assert_once(database, total, *, copies):
     events = "SELECT COUNT(*) FROM poimen_event WHERE type = 'derived_excluded'"
     assert database.value(events) == copies
     assert database.value("SELECT COUNT(DISTINCT record_id) FROM poimen_event") == copies
-    written = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state <> 'written'"
-    assert database.value(written) == 0
+    unwritten = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state <> 'written'"
+    assert database.value(unwritten) == batches_failed
 
 
 def test_an_artifact_registered_mid_life_is_in_force_on_a_running_worker(
