@@ -23,6 +23,12 @@ def static_files_uncollected(settings):
     }
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """A password hash that costs nothing: the login tests try many passwords."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item):
     """A transactional test ends in a flush, which is a TRUNCATE of every table, and on
