@@ -24,11 +24,20 @@ from poimen.services.decisions import (
     records_refilter,
     threshold_change,
 )
-from poimen.services.export import records_export
+from poimen.services.export import (
+    EXPORT_FIELD_NAMES,
+    EXPORT_FIELDS,
+    EXPORT_FORMATS,
+    records_export,
+    records_export_chunks,
+)
 from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.reviews import review_record, review_undo, reviews_bulk
 
 __all__ = [
+    "EXPORT_FIELDS",
+    "EXPORT_FIELD_NAMES",
+    "EXPORT_FORMATS",
     "ImportResult",
     "IngestResult",
     "InputError",
@@ -46,6 +55,7 @@ __all__ = [
     "login_unlock",
     "manifest_export",
     "records_export",
+    "records_export_chunks",
     "records_ingest",
     "records_refilter",
     "review_record",

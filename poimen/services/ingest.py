@@ -14,15 +14,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from poimen.bulk import existing_record_keys, insert_all
-from poimen.checking import BatchChecker, Checked
-from poimen.filtering import (
-    DbFilter,
-    Policies,
-    filter_from_db,
-    report_floor,
-    stored_coverage,
-)
+from poimen.artifact_index import ArtifactIndex, artifact_index_load
+from poimen.check_pool import BatchChecker
+from poimen.checked import Checked
+from poimen.copy_insert import insert_all
+from poimen.derived_rule import stored_coverage
 from poimen.models import (
     Artifact,
     Event,
@@ -30,6 +26,7 @@ from poimen.models import (
     Match,
     Record,
 )
+from poimen.policies import Policies, report_floor
 from poimen.readers import (
     MAX_SOURCE,
     Candidate,
@@ -38,6 +35,7 @@ from poimen.readers import (
     content_sha256,
     read_sources,
 )
+from poimen.record_keys import existing_record_keys
 from poimen.services.common import InputError, batch_size_or_default
 
 # Problems beyond this many are counted, not kept: memory stays flat on a broken input.
@@ -68,7 +66,9 @@ class IngestResult:
         }
 
 
-def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -> tuple[int, dict]:
+def _exclusion_snapshot(
+    record: Record, checked: Checked, artifact_index: ArtifactIndex
+) -> tuple[int, dict]:
     """The decisive artifact's id and the event data of a derived_excluded event."""
     kind, match = checked.decided_kind, checked.decided_match
     if match is None:  # decided by the kind's coverage: name its best artifact
@@ -77,7 +77,7 @@ def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -
     else:
         overlap, how = match.overlap, "overlap"
     artifact = match.artifact if match else None
-    return db_filter.artifact_ids[artifact] if artifact else None, {
+    return artifact_index.artifact_ids[artifact] if artifact else None, {
         "source": record.source,
         "external_id": record.external_id,
         "source_path": record.source_path,
@@ -88,7 +88,7 @@ def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -
             {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
         ),
         "overlap": round(overlap, 6),
-        "threshold": db_filter.policies.threshold_for(kind),
+        "threshold": artifact_index.policies.threshold_for(kind),
         "decided_by": how,
         "shared": match.shared if match else None,
     }
@@ -118,7 +118,7 @@ def _record_from(candidate: Candidate, run: IngestRun) -> Record:
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
 
-def apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list[Match]:
+def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactIndex) -> list[Match]:
     """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
     floor = report_floor()
     kept = [m for m in checked.matches if m.overlap >= floor]
@@ -126,11 +126,11 @@ def apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list
     record.coverage = stored_coverage(checked.coverage, checked.matches)
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
-    record.best_artifact_id = db_filter.artifact_ids[best.artifact] if best else None
+    record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
     return [
         Match(
             record=record,
-            artifact_id=db_filter.artifact_ids[m.artifact],
+            artifact_id=artifact_index.artifact_ids[m.artifact],
             overlap=m.overlap,
             artifact_containment=m.artifact_containment,
             record_containment=m.record_containment,
@@ -160,7 +160,7 @@ def _write_batch(
     checked: list[Checked] | None,
     *,
     run: IngestRun,
-    db_filter: DbFilter | None,
+    artifact_index: ArtifactIndex | None,
     result: IngestResult,
 ) -> None:
     """Store one batch's records, matches and exclusion events in one transaction."""
@@ -169,7 +169,7 @@ def _write_batch(
     for record, verdict in zip(records, checked or [None] * len(records), strict=True):
         if verdict is None:
             continue
-        matches.extend(apply_checked(record, verdict, db_filter))
+        matches.extend(apply_checked(record, verdict, artifact_index))
         if verdict.derived:
             record.status = Record.Status.EXCLUDED
             exclusions.append((record, verdict))
@@ -181,16 +181,17 @@ def _write_batch(
         insert_all(matches, with_pks=False)
         events = []
         for record, verdict in exclusions:
-            artifact_id, data = _exclusion_snapshot(record, verdict, db_filter)
+            artifact_id, data = _exclusion_snapshot(record, verdict, artifact_index)
             data["run"] = run.pk
             events.append(
-                Event(
-                    type=Event.Type.DERIVED_EXCLUDED,
+                Event.objects.log(
+                    Event.Type.DERIVED_EXCLUDED,
                     run=run,
                     record=record,
                     artifact_id=artifact_id,
                     kind=verdict.decided_kind,
                     data=data,
+                    save=False,
                 )
             )
         insert_all(events, with_pks=False)
@@ -199,11 +200,11 @@ def _write_batch(
         result.excluded[verdict.decided_kind] += 1
 
 
-def _write_batch_once(fresh, checked, *, run, db_filter, result: IngestResult) -> None:
+def _write_batch_once(fresh, checked, *, run, artifact_index, result: IngestResult) -> None:
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
     constraint says so), write the rest and count those as already ingested."""
     try:
-        _write_batch(fresh, checked, run=run, db_filter=db_filter, result=result)
+        _write_batch(fresh, checked, run=run, artifact_index=artifact_index, result=result)
     except IntegrityError:
         stored = existing_record_keys({(c.source, c.external_id) for c in fresh})
         keep = [i for i, c in enumerate(fresh) if (c.source, c.external_id) not in stored]
@@ -214,7 +215,7 @@ def _write_batch_once(fresh, checked, *, run, db_filter, result: IngestResult) -
             [fresh[i] for i in keep],
             [checked[i] for i in keep] if checked is not None else None,
             run=run,
-            db_filter=db_filter,
+            artifact_index=artifact_index,
             result=result,
         )
 
@@ -265,8 +266,8 @@ def records_ingest(
         raise InputError(f"workers is 0 (check in this process) or more, not {workers}")
     if source is not None and not 0 < len(source) <= MAX_SOURCE:
         raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
-    db_filter = filter_from_db() if filtered else None
-    policies = db_filter.policies if db_filter else Policies.load()
+    artifact_index = artifact_index_load() if filtered else None
+    policies = artifact_index.policies if artifact_index else Policies.load()
     run = IngestRun.objects.create(
         source=(source or ", ".join(paths))[:255],
         filtered=filtered,
@@ -277,8 +278,8 @@ def records_ingest(
         },
     )
     if not filtered:
-        Event.objects.create(
-            type=Event.Type.FILTER_DISABLED,
+        Event.objects.log(
+            Event.Type.FILTER_DISABLED,
             actor=actor,
             run=run,
             data={"run": run.pk, "paths": paths, "source": source},
@@ -293,16 +294,16 @@ def records_ingest(
         for fresh, checked in done:
             for candidate in fresh:
                 in_flight.discard((candidate.source, candidate.external_id))
-            _write_batch_once(fresh, checked, run=run, db_filter=db_filter, result=result)
+            _write_batch_once(fresh, checked, run=run, artifact_index=artifact_index, result=result)
             if on_progress:
                 on_progress(result)
 
     in_flight: set = set()
-    if db_filter is None:
+    if artifact_index is None:
         for batch in batches:
             write([(_fresh_only(batch, in_flight, result), None)])
     else:
-        with BatchChecker(db_filter.filter, workers=workers) as checker:
+        with BatchChecker(artifact_index.filter, workers=workers) as checker:
             for batch in batches:
                 fresh = _fresh_only(batch, in_flight, result)
                 in_flight.update((c.source, c.external_id) for c in fresh)

@@ -1,4 +1,4 @@
-"""Fast bulk paths for ingest: COPY and index-friendly lookups on PostgreSQL, the ORM elsewhere.
+"""Inserting many rows of one model: COPY on PostgreSQL, bulk_create elsewhere.
 
 bulk_create spends most of its time preparing each field of each object in Python; COPY takes
 the rows as they are and is about three times faster for records of a kilobyte. The ids are
@@ -65,38 +65,3 @@ def insert_all(objs: list[models.Model], *, with_pks: bool = True) -> None:
                     copy.write_row(row)
                     obj._state.adding = False
                     obj._state.db = connection.alias
-
-
-def existing_record_keys(keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which (source, external_id) pairs are stored already."""
-    from poimen.models import Record
-
-    if not keys:
-        return set()
-    if connection.vendor != "postgresql":
-        sources = {source for source, _ in keys}
-        external_ids = {external_id for _, external_id in keys}
-        stored = Record.objects.filter(source__in=sources, external_id__in=external_ids)
-        return set(stored.values_list("source", "external_id")) & keys
-    # A join on the pairs keeps PostgreSQL on the unique index for both columns; with IN lists
-    # it scans every row of the source once a batch holds many ids (quadratic over a run).
-    sources, external_ids = zip(*keys, strict=True)
-    table = connection.ops.quote_name(Record._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT r.source, r.external_id FROM unnest(%s::text[], %s::text[]) AS k(s, e)"
-            f" JOIN {table} r ON r.source = k.s AND r.external_id = k.e",
-            [list(sources), list(external_ids)],
-        )
-        return set(cursor.fetchall())
-
-
-def keyset_pages(queryset, size: int):
-    """Keyset pages by pk: steady cost per page however far in, and safe while rows change."""
-    last = 0
-    while True:
-        page = list(queryset.filter(pk__gt=last).order_by("pk")[:size])
-        if not page:
-            return
-        yield page
-        last = page[-1].pk
