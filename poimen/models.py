@@ -280,6 +280,10 @@ class Event(models.Model):
         ("excluded", "excluded"),
         ("released", "released"),
         ("paths", "paths"),
+        ("username", "user"),
+        ("role", "role"),
+        ("address", "address"),
+        ("failures", "failures"),
     ]
 
     def __str__(self) -> str:

@@ -47,16 +47,14 @@ def user_add(*, username: str, role: str, actor=None) -> tuple[object, str]:
     password = secrets.token_urlsafe(12)
     user = user_model.objects.create_user(username, password=password)
     role_assign(user=user, role=role)
-    Event.objects.create(
-        type=Event.Type.USER_ADDED, actor=actor, data={"username": username, "role": role}
-    )
+    Event.objects.log(Event.Type.USER_ADDED, actor=actor, data={"username": username, "role": role})
     return user, password
 
 
 def login_lockout_record(*, username: str, address: str | None, failures: int) -> Event:
     """The event of a user and address being locked out after too many wrong passwords."""
-    return Event.objects.create(
-        type=Event.Type.LOGIN_LOCKED_OUT,
+    return Event.objects.log(
+        Event.Type.LOGIN_LOCKED_OUT,
         data={"username": username, "address": address or "", "failures": failures},
     )
 
@@ -66,8 +64,8 @@ def login_unlock(*, username: str, actor=None) -> int:
     """Lift the lockout of `username` (from every address); returns the attempts cleared."""
     cleared = axes_reset(username=username)
     if cleared:
-        Event.objects.create(
-            type=Event.Type.LOGIN_UNLOCKED,
+        Event.objects.log(
+            Event.Type.LOGIN_UNLOCKED,
             actor=actor,
             data={"username": username, "cleared": cleared},
         )

@@ -23,7 +23,7 @@ def run_on_postgresql(sql):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("poimen", "0005_event_records_refiltered")]
+    dependencies = [("poimen", "0006_kindpolicy_defaults_from_settings")]
 
     operations = [
         migrations.AlterField(
