@@ -9,6 +9,16 @@ from django.shortcuts import render
 from poimen.services import login_lockout_record
 
 
+def client_address(request) -> str | None:
+    """The address a lockout counts against (AXES_CLIENT_IP_CALLABLE). Behind the reverse proxy
+    that POIMEN_HTTPS implies, every request comes from the proxy: the client is the address the
+    proxy appended last to X-Forwarded-For (the one entry no client can forge)."""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if settings.POIMEN_HTTPS and forwarded.strip():
+        return forwarded.rsplit(",", 1)[-1].strip()
+    return request.META.get("REMOTE_ADDR")
+
+
 def login_locked_out(request, original_response=None, credentials=None):
     """The login page again, saying why the password was not even tried (AXES_LOCKOUT_CALLABLE)."""
     username = (credentials or {}).get("username") or request.POST.get("username", "")

@@ -117,6 +117,7 @@ AXES_FAILURE_LIMIT = int(os.environ.get("POIMEN_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("POIMEN_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "poimen.lockout.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "poimen.lockout.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 

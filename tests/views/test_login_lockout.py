@@ -77,3 +77,22 @@ def test_a_success_before_the_limit_starts_the_count_again(client, reviewer):
     client.post(reverse("logout"))
     for n in range(settings.AXES_FAILURE_LIMIT - 1):
         assert attempt(client, f"wrong-again-{n}").status_code == 200
+
+
+def test_behind_the_proxy_the_address_is_the_one_the_proxy_appended(client, reviewer, settings):
+    settings.POIMEN_HTTPS = True
+    settings.SECURE_SSL_REDIRECT = False  # the test client speaks plain HTTP
+
+    def attempt_from(address, password):
+        return client.post(
+            reverse("login"),
+            {"username": "rita", "password": password},
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_FORWARDED_FOR=f"203.0.113.9, {address}",  # the first hop is the client's say
+        )
+
+    responses = [attempt_from("198.51.100.7", f"wrong-{n}") for n in range(5)]
+    assert responses[-1].status_code == 429
+    (event,) = Event.objects.filter(type=Event.Type.LOGIN_LOCKED_OUT)
+    assert event.data["address"] == "198.51.100.7"
+    assert attempt_from("198.51.100.8", PASSWORD).status_code == 302
