@@ -23,6 +23,7 @@ from poimen.services.decisions import (
     derived_verify,
     records_refilter,
     threshold_change,
+    threshold_check,
 )
 from poimen.services.export import (
     EXPORT_FIELD_NAMES,
@@ -63,5 +64,6 @@ __all__ = [
     "reviews_bulk",
     "role_assign",
     "threshold_change",
+    "threshold_check",
     "user_add",
 ]

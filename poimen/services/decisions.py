@@ -166,6 +166,26 @@ class ThresholdBelowFloor(InputError):
     """A threshold the stored matches cannot show the effect of."""
 
 
+def threshold_check(value) -> float:
+    """A threshold the stored matches can apply: a number from the reporting floor to 1. The
+    one validation of a threshold: the tuning page's forms clean with it, threshold_change
+    (the page's save and `set_threshold`) refuses with it."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # NaN too
+        raise InputError(f"a threshold is a number between 0 and 1, not {value!r}")
+    floor = report_floor()
+    if number < floor:
+        raise ThresholdBelowFloor(
+            f"{number:g} is below the reporting floor ({floor:g}): matches under the floor were "
+            "never stored, so this threshold cannot be applied from them. A refilter is needed: "
+            "lower POIMEN_REPORT_FLOOR and run `manage.py refilter` first."
+        )
+    return number
+
+
 def check_known_kind(kind: str) -> str:
     """A kind some artifact has (or that has a policy already): a typo is refused, not
     turned into a new kind with no artifacts."""
@@ -181,16 +201,7 @@ def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> Thr
     the new value excludes or releases change status, each with an event, unless a reviewer's
     verdict holds them. Writes a ThresholdChange and a threshold_changed event."""
     check_known_kind(kind)
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise InputError(f"a threshold is between 0 and 1, not {value}")
-    floor = report_floor()
-    if value < floor:
-        raise ThresholdBelowFloor(
-            f"{value} is below the reporting floor {floor}: pairs under the floor were never "
-            f"stored, so this threshold cannot be applied from them. Lower POIMEN_REPORT_FLOOR "
-            f"and run `refilter` first"
-        )
+    value = threshold_check(value)
     if not (reason or "").strip():
         raise InputError("a threshold change needs a reason")
     with transaction.atomic():

@@ -1,14 +1,19 @@
-"""Which verdicts fit a record (poimen.verdicts): the rule itself, and the review service
-refusing exactly what does not fit."""
+"""Which verdicts fit a record (poimen.verdicts): the rule itself, the review service refusing
+exactly what does not fit, and the desk's buttons (record page and list row) offering exactly
+what the rule offers."""
+
+import re
 
 import pytest
 from django.db import transaction
+from django.urls import reverse
 
 from poimen.models import Record, Review
 from poimen.services import InputError, review_record
 from poimen.verdicts import verdicts_fitting, verdicts_offered
 
 C, FP, FN = Review.Verdict.CONFIRMED, Review.Verdict.FALSE_POSITIVE, Review.Verdict.FALSE_NEGATIVE
+KEYS = {C: "c", FP: "f", FN: "n"}
 
 # state: (record in desk_data, verdict given first or None, the list whose row shows it)
 STATES = {
@@ -60,3 +65,27 @@ def test_the_review_service_takes_exactly_the_verdicts_that_fit(state, desk_data
 def test_a_false_negative_on_a_copy_the_filter_caught_is_refused(desk_data, reviewer):
     with pytest.raises(InputError, match="decided this record derived"):
         review_record(record=desk_data["verbatim"], verdict=FN, actor=reviewer)
+
+
+def offered_keys(html: str) -> list[str]:
+    return re.findall(r'data-shortcut="([cfn])"', html)
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_the_record_page_and_the_list_row_offer_what_the_rule_offers(
+    state, desk_data, reviewer, client
+):
+    record = record_in(state, desk_data, reviewer)
+    expected = [KEYS[verdict] for verdict in verdicts_offered(record)]
+    client.force_login(reviewer)
+    page = client.get(reverse("record", args=[record.pk])).content.decode()
+    assert offered_keys(page) == expected
+    list_name = STATES[state][2]
+    if list_name is None:
+        return
+    # The released are listed among the exclusions when the verdict filter asks for them.
+    query = {"verdict": FP.value} if record.review and record.review.verdict == FP else {}
+    html = client.get(reverse(list_name), query).content.decode()
+    row = re.search(rf'<tr data-row id="row-{record.pk}".*?</tr>', html, re.S)
+    assert row, f"record {record.pk} is not in {list_name}"
+    assert offered_keys(row.group(0)) == expected
