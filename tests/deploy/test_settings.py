@@ -19,6 +19,8 @@ PRODUCTION = {
     "POIMEN_HTTPS": "1",
 }
 UNSET = ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "POIMEN_HTTPS")
+# Set by the browser tests for their own process; a deployment never has it.
+UNSET += ("DJANGO_ALLOW_ASYNC_UNSAFE",)
 
 
 def manage(*args, home: Path, timeout=120, **env) -> subprocess.CompletedProcess:
