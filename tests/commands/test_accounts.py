@@ -93,3 +93,26 @@ def test_an_unknown_role_or_bad_name_is_refused():
         call_command("add_user", "no spaces allowed", "--role", "reader")
     assert error.value.returncode == 2
     assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_one_time_password_is_replaced_on_the_password_page(client, capsys):
+    handed_over = add_user(capsys, "hal", "reviewer")
+    log_in(client, "hal", handed_over)
+    assert b"Change your password" in client.get(reverse("password_change")).content
+    response = client.post(
+        reverse("password_change"),
+        {
+            "old_password": handed_over,
+            "new_password1": "hal-picked-this-one",
+            "new_password2": "hal-picked-this-one",
+        },
+    )
+    assert response.status_code == 302
+    assert client.get(response.url).status_code == 200
+    client.post(reverse("logout"))
+    assert (
+        client.post(reverse("login"), {"username": "hal", "password": handed_over}).status_code
+        == 200
+    )
+    log_in(client, "hal", "hal-picked-this-one")

@@ -8,7 +8,8 @@ class Command(BaseCommand):
     help = (
         "Add a team member: "
         + "; ".join(f"{role.name} {role.does}" for role in ROLES.values())
-        + ". Prints a one-time password, shown only here: hand it over and have it changed."
+        + ". Prints a one-time password, shown only here: hand it over; its owner replaces it on "
+        "the desk's Password page (/password/)."
     )
 
     def add_arguments(self, parser):
