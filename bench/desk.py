@@ -31,6 +31,7 @@ import contextlib
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -238,6 +239,8 @@ def main(argv=None) -> int:
         raise SystemExit("bench.desk needs PostgreSQL: set DATABASE_URL=postgres://…")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
     os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost")
+    # The collected static files the pages link to, out of the way of the source tree.
+    os.environ.setdefault("POIMEN_HOME", tempfile.mkdtemp(prefix="poimen-desk-bench-"))
     sys.path.insert(0, str(ROOT))
 
     import django
@@ -260,8 +263,10 @@ def main(argv=None) -> int:
         print(f"filled in {filled['seconds']:.1f} s", flush=True)
 
     from django.contrib.auth import get_user_model
+    from django.core.management import call_command
     from django.test import Client
 
+    call_command("collectstatic", interactive=False, verbosity=0)
     data = counts()
     print("database: " + ", ".join(f"{k} {v:,}" for k, v in data.items()))
 

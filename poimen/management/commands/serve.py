@@ -60,5 +60,8 @@ class Command(BaseCommand):
                 f"--pythonpath={Path(__file__).resolve().parents[3]}",
                 "--access-logfile=-",
                 "--error-logfile=-",
+                # Signals from systemd manage it; a control socket in $HOME would be shared by
+                # every server of that user on the machine.
+                "--no-control-socket",
             ],
         )
