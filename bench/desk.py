@@ -21,9 +21,10 @@ is the htmx fragment the tuning page fetches as the admin types, at values 0.70 
 around the current 0.80. Target: p95 at most 150 ms each.
 
 With --server the same requests go over HTTP on 127.0.0.1 to the production server
-(`manage.py serve`: gunicorn with 2 workers, WhiteNoise), logged in through the login form; the
-time is then the client's, from the request sent to the last byte read, and the cold preview is
-not measured (its cache lives in the server's processes).
+(`manage.py serve`: gunicorn with 2 workers, WhiteNoise), logged in through the login form and
+warmed with three requests a worker; the time is then the client's, from the request sent to
+the last byte read, and the cold preview is not measured (its cache lives in the server's
+processes: each worker builds its own on its first preview).
 """
 
 import argparse
@@ -41,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/poimen_desk_bench"
 TARGET_MS = 150.0
 BENCH_USER, BENCH_PASSWORD = "bench", "bench-only-password"
+SERVER_WORKERS = 2
 
 
 def _recreate_database(url: str) -> None:
@@ -200,9 +202,10 @@ def counts() -> dict:
     }
 
 
-def timed(get, urls: list[tuple[str, dict]], n: int) -> list[float]:
+def timed(get, urls: list[tuple[str, dict]], n: int, warm: int = 3) -> list[float]:
     """Milliseconds of each of n requests; `get(url, headers)` returns the HTTP status."""
-    for url, headers in urls[:3]:  # warm: connections, caches, template loading
+    for i in range(warm):  # warm: connections, caches, template loading
+        url, headers = urls[i % len(urls)]
         get(url, headers)
     times = []
     for i in range(n):
@@ -274,8 +277,12 @@ def main(argv=None) -> int:
     client.force_login(get_user_model().objects.get(username="bench"))
     with contextlib.ExitStack() as stack:
         if args.server:
-            print("through the production server (manage.py serve, 2 gunicorn workers), over HTTP")
-            get = stack.enter_context(production_server(url, BENCH_USER, BENCH_PASSWORD))
+            print(
+                f"through the production server (manage.py serve, {SERVER_WORKERS} gunicorn "
+                "workers), over HTTP"
+            )
+            server = production_server(url, BENCH_USER, BENCH_PASSWORD, workers=SERVER_WORKERS)
+            get = stack.enter_context(server)
         else:
             get = test_client_get(client)
         rows, cold = measure(get, client, args)
@@ -326,7 +333,8 @@ def measure(get, client, args):
         ("threshold preview", previews),
         ("exclusions search", searches),
     ]:
-        times = timed(get, urls, args.requests)
+        # Through the server each worker process warms its own caches.
+        times = timed(get, urls, args.requests, warm=3 * SERVER_WORKERS if args.server else 3)
         rows.append((name, statistics.median(times), p95(times), max(times)))
 
     # The preview's decision table is built on the first preview after the filter's
