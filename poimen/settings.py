@@ -174,6 +174,9 @@ POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"
 POIMEN_INGEST_WORKERS = int(
     os.environ.get("POIMEN_INGEST_WORKERS", "1" if (os.cpu_count() or 1) > 1 else "0")
 )
+# `serve`: seconds a gunicorn worker may spend on one request before it is killed and replaced
+# (an export of a million records streams for longer than gunicorn's 30 s default).
+POIMEN_SERVER_TIMEOUT = int(os.environ.get("POIMEN_SERVER_TIMEOUT", "300"))
 # `serve`: gunicorn worker processes (its own advice: two a core, and one).
 POIMEN_SERVER_WORKERS = int(
     os.environ.get("POIMEN_SERVER_WORKERS", str(2 * (os.cpu_count() or 1) + 1))

@@ -56,6 +56,7 @@ class Command(BaseCommand):
                 "poimen.wsgi:application",
                 f"--bind={bind}",
                 f"--workers={workers}",
+                f"--timeout={settings.POIMEN_SERVER_TIMEOUT}",
                 # The poimen this command runs, not whatever the working directory holds.
                 f"--pythonpath={Path(__file__).resolve().parents[3]}",
                 "--access-logfile=-",
