@@ -26,7 +26,7 @@ def fast_password_hashing(settings):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item):
     """A transactional test ends in a flush, which is a TRUNCATE of every table, and on
-    PostgreSQL the event table refuses TRUNCATE (migration 0006). The test database user is a
+    PostgreSQL the event table refuses TRUNCATE (migration 0007). The test database user is a
     superuser: let the flush past the trigger the way pg_restore does, for that session only."""
     transactional = "transactional_db" in item.fixturenames or "live_server" in item.fixturenames
     marker = item.get_closest_marker("django_db")
