@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0006_kindpolicy_defaults_from_settings'),
+        ('poimen', '0008_role_groups'),
     ]
 
     operations = [
