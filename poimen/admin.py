@@ -10,6 +10,7 @@ from poimen.models import (
     IngestRun,
     KindPolicy,
     Match,
+    QueuedBatch,
     Record,
     Review,
     ThresholdChange,
@@ -84,3 +85,10 @@ class EventAdmin(ReadOnlyAdmin):
     list_display = ["type", "kind", "record", "artifact", "actor", "created_at"]
     list_select_related = ["record", "artifact", "actor"]
     list_filter = ["type", "kind"]
+
+
+@admin.register(QueuedBatch)
+class QueuedBatchAdmin(ReadOnlyAdmin):
+    list_display = ["job", "number", "state", "size", "attempts", "worker", "sent_at", "done_at"]
+    list_filter = ["state"]
+    search_fields = ["job", "worker"]
