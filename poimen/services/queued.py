@@ -112,7 +112,8 @@ class _Batches:
 
     def done(self, *, below: int) -> Iterable[tuple[object, QueuedBatch]]:
         """Wait until fewer than `below` batches are in flight; yield each batch as it ends
-        (its payload and row). Batches no worker has touched for a long time are sent again."""
+        (its payload and row). A batch still not ended POIMEN_QUEUE_RESEND_AFTER seconds after
+        it was sent is sent again (a broker that lost it); a delivery too many does nothing."""
         while len(self.pending) >= below:
             rows = QueuedBatch.objects.filter(
                 job=self.job, number__in=list(self.pending), state__in=QueuedBatch.ENDED
