@@ -285,7 +285,10 @@ def records_ingest(
         )
     result = IngestResult(run=run)
     items = read_sources(
-        paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
+        paths,
+        max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES,
+        max_document_bytes=settings.POIMEN_MAX_DOCUMENT_BYTES,
+        default_source=source,
     )
     batches = _candidate_batches(items, batch_size, result, on_problem)
 
