@@ -20,10 +20,8 @@ TOOL_LINE = re.compile(r"^> ?(.*?)  \r?\n?$")
 
 
 def looks_like_aider(lines: list[str]) -> bool:
-    """A history's first lines: a session start, or a prompt written as aider writes one."""
-    return any(SESSION_START.match(line) for line in lines) or any(
-        USER_LINE.match(line) for line in lines
-    )
+    """A history opens with a session start line (aider writes one at every start)."""
+    return any(SESSION_START.match(line) for line in lines)
 
 
 def read_aider(lines: Iterable[tuple[int, str] | Problem], ctx: FileContext) -> Iterator[Item]:
@@ -40,8 +38,8 @@ def read_aider(lines: Iterable[tuple[int, str] | Problem], ctx: FileContext) -> 
         user, tool = USER_LINE.match(line), TOOL_LINE.match(line)
         if session:
             yield from _flush(ctx, role, block, start, prompt)
-            role, block = None, []
-            ctx.state.update(session=session.group(1), turn=-1)
+            role, block, prompt = None, [], ""
+            ctx.state.update(session=session.group(1), turn=None)
             ctx.lineno = lineno
             yield ctx.skip("session start line")
             continue
@@ -49,7 +47,8 @@ def read_aider(lines: Iterable[tuple[int, str] | Problem], ctx: FileContext) -> 
             if role != "user":
                 yield from _flush(ctx, role, block, start, prompt)
                 role, block, start = "user", [], lineno
-                ctx.state["turn"] = ctx.state.get("turn", -1) + 1
+                turn = ctx.state.get("turn")
+                ctx.state["turn"] = 0 if turn is None else turn + 1
             block.append(user.group(1))
             prompt = block[0]
         elif tool and role != "tool":
@@ -62,7 +61,7 @@ def read_aider(lines: Iterable[tuple[int, str] | Problem], ctx: FileContext) -> 
             elif role == "assistant":
                 block.append("")
         elif role == "tool":
-            block.append(tool.group(1) if tool else line.rstrip("\r\n").removeprefix("> "))
+            block.append(tool.group(1) if tool else line.rstrip("\r\n").removesuffix("  "))
         elif role == "assistant":
             block.append(line.rstrip("\r\n"))
         else:

@@ -45,8 +45,11 @@ def read_json_document(value, ctx: FileContext) -> Iterator[Item] | None:
 def _read_messages(messages: list, ctx: FileContext, session: str, system=None) -> Iterator[Item]:
     session = session or ctx.stem
     fmt = GEMINI if any(isinstance(m, dict) and "parts" in m for m in messages[:5]) else MESSAGES
-    if system:
-        yield ctx.skip("system prompt")
+    # Anthropic's system prompt sits beside the messages: what the model loaded, so a record.
+    if isinstance(system, list):
+        system = _joined_text(system)
+    if isinstance(system, str) and system.strip():
+        yield _record(ctx, fmt, system, "system", None, session, None)
     tools: dict[str, str] = {}
     for turn, message in enumerate(messages):
         if not _is_message(message):
@@ -59,11 +62,11 @@ def _read_messages(messages: list, ctx: FileContext, session: str, system=None) 
             yield from _gemini_parts(blocks, role, pieces, ctx)
         else:
             yield from _blocks(message, role, tools, pieces, ctx)
-        texts = [text for piece_role, text, _ in pieces if piece_role == role]
+        texts = [text for piece_role, text, _ in pieces if piece_role == role != "tool"]
         if texts:
             yield _record(ctx, fmt, "\n\n".join(texts), role, turn, session, None)
         for piece_role, text, tool in pieces:
-            if piece_role != role:
+            if piece_role == "tool":
                 yield _record(ctx, fmt, text, piece_role, turn, session, tool)
 
 

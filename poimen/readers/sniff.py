@@ -62,23 +62,25 @@ def read_sources(
                 if isinstance(file, Problem):
                     yield file
                 else:
-                    yield from read_file(file, default_source=default_source, **limits)
+                    hidden = file.name.startswith(".")
+                    yield from read_file(
+                        file, default_source=default_source, only_aider=hidden, **limits
+                    )
         else:
             yield from read_file(path, default_source=default_source, **limits)
 
 
 def _files_under(folder: Path) -> Iterator[Path | Problem]:
-    """Files in a stable order, hidden ones (the manifest) left out; symbolic links to
-    folders are not followed, so a link loop is never entered."""
+    """Files in a stable order, hidden folders left out; symbolic links to folders are not
+    followed, so a link loop is never entered. Hidden files are read only when they are an
+    Aider history (aider writes .aider.chat.history.md): the rest (the manifest) is not input."""
     problems = []
     walk = os.walk(folder, onerror=lambda e: problems.append(_walk_problem(e)))
     for root, dirs, files in walk:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         yield from problems
         problems.clear()
-        for name in sorted(files):
-            if not name.startswith("."):
-                yield Path(root) / name
+        yield from (Path(root) / name for name in sorted(files))
     yield from problems
 
 
@@ -87,7 +89,12 @@ def _walk_problem(error: OSError) -> Problem:
 
 
 def read_file(
-    path: Path, *, max_record_bytes: int, max_document_bytes: int, default_source=None
+    path: Path,
+    *,
+    max_record_bytes: int,
+    max_document_bytes: int,
+    default_source=None,
+    only_aider: bool = False,
 ) -> Iterator[Item]:
     shown = str(path)
     try:
@@ -97,9 +104,10 @@ def read_file(
             return
         ctx = FileContext(shown, os.path.realpath(path), default_source)
         with open(path, "rb") as stream:
-            for item in _read_stream(
-                stream, info.st_size, ctx, max_record_bytes, max_document_bytes
-            ):
+            items = _read_stream(
+                stream, info.st_size, ctx, max_record_bytes, max_document_bytes, only_aider
+            )
+            for item in items:
                 if isinstance(item, Candidate):
                     why = unstorable(item)
                     if why:
@@ -109,9 +117,15 @@ def read_file(
         yield Problem(shown, None, f"cannot read: {error.strerror or error}")
 
 
-def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes) -> Iterator[Item]:
+def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_aider=False):
     head = stream.read(SNIFF_BYTES)
     stream.seek(0)
+    if only_aider:
+        if looks_like_aider(head.decode("utf-8", "replace").splitlines(keepends=True)[:50]):
+            yield from read_aider(_text_lines(stream, ctx, max_record_bytes), ctx)
+        else:
+            yield ctx.skip("hidden file")
+        return
     if _is_binary(head):
         yield ctx.problem("binary file (mostly non-text bytes), not read", line=None)
         return
