@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q
 
 from filter import ArtifactRecord, DerivedFilter, ShingleParams, ShinglingMismatch
 from poimen.models import SHINGLE_DTYPE, Artifact, KindPolicy, Match
+from poimen.restatements import restatement_condition
 
 DEFAULT_THRESHOLD = KindPolicy._meta.get_field("threshold").default
 DEFAULT_MIN_SHARED = KindPolicy._meta.get_field("min_shared").default
@@ -59,7 +61,13 @@ class Policies:
     min_shared: dict[str, int]
 
     @classmethod
-    def load(cls) -> "Policies":
+    def load(cls, *, lock: bool = False) -> "Policies":
+        """The policies now; with `lock`, held (inside a transaction) until it ends, so that
+        a threshold change waits for what is decided under them to be written."""
+        if lock and connection.vendor == "postgresql":
+            # SHARE: concurrent ingests read together; a threshold change's write waits.
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {KindPolicy._meta.db_table} IN SHARE MODE")
         rows = list(KindPolicy.objects.all())
         return cls(
             thresholds={p.kind: p.threshold for p in rows},
@@ -158,6 +166,7 @@ def derived_condition(policies: Policies, kinds: Iterable[str]) -> Q:
             shared__gte=policies.min_shared_for(kind),
         )
     condition = Q(Exists(Match.objects.filter(exceeding, record=OuterRef("pk"))))
+    condition |= restatement_condition(policies)
     for kind in kinds:
         condition |= Q(
             **{
