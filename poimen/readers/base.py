@@ -7,7 +7,6 @@ the file: where it is, what it has seen, and the one way to build each of the th
 """
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,13 +156,15 @@ def unstorable(candidate: Candidate) -> str | None:
         return f"the record's id is longer than {MAX_EXTERNAL_ID} characters"
     if len(candidate.source) > MAX_SOURCE:
         return f'"source" is longer than {MAX_SOURCE} characters'
-    if _too_deep(candidate.metadata):
+    strings = [candidate.text, candidate.external_id, candidate.session, candidate.role]
+    strings += [candidate.identity, candidate.source]
+    if candidate.metadata and not _strings_of(candidate.metadata, strings):
         return f"metadata nested deeper than {MAX_METADATA_DEPTH} levels"
-    fields = (candidate.text, candidate.external_id, candidate.session, candidate.role)
-    encoded = json.dumps(candidate.metadata, ensure_ascii=False) if candidate.metadata else ""
-    for value in (*fields, candidate.identity, candidate.source, encoded):
+    for value in strings:
         if "\0" in value:
             return "holds a NUL character (\\u0000), which is never stored; fix or remove it"
+        if value.isascii():
+            continue
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
@@ -172,14 +173,18 @@ def unstorable(candidate: Candidate) -> str | None:
     return None
 
 
-def _too_deep(value) -> bool:
+def _strings_of(value, strings: list) -> bool:
+    """Add every key and string in `value` to `strings`; False when it is nested too deep."""
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if depth > MAX_METADATA_DEPTH:
-            return True
+            return False
         if isinstance(item, dict):
+            strings.extend(k for k in item if isinstance(k, str))
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
-    return False
+        elif isinstance(item, str):
+            strings.append(item)
+    return True
