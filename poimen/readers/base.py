@@ -7,6 +7,7 @@ the file: where it is, what it has seen, and the one way to build each of the th
 """
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ MAX_PATH_KEY = MAX_EXTERNAL_ID - 40
 MAX_METADATA_DEPTH = 32
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
     """A record as read from a source, before the filter has seen it.
 
@@ -37,7 +38,7 @@ class Candidate:
     identity: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Problem:
     """Input that could not be read, with where it is and why."""
 
@@ -50,7 +51,7 @@ class Problem:
         return f"{where}: {self.why}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Skipped:
     """Something deliberately not read as a record: `what` is its kind ("thinking block",
     "system line"), counted in the summary; path and line are for --verbose."""
@@ -98,12 +99,17 @@ class FileContext:
     resolved: str
     default_source: str | None
     lineno: int | None = None
+    # Whether what is being read may hold what `unstorable` refuses (an escaped NUL or
+    # surrogate): the readers of JSON say so per line or document; decoded text never does.
+    suspect: bool = False
     seen: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
+    stem: str = ""
+    key: str = ""
 
-    @property
-    def stem(self) -> str:
-        return Path(self.resolved).stem
+    def __post_init__(self):
+        self.stem = Path(self.resolved).stem
+        self.key = path_key(self.resolved)
 
     def problem(self, why: str, line: int | None = -1) -> Problem:
         return Problem(self.shown, self.lineno if line == -1 else line, why)
@@ -117,7 +123,7 @@ class FileContext:
         sha = content_sha256(text)[:16]
         repeat = self.seen.get(sha, 0)
         self.seen[sha] = repeat + 1
-        return f"{path_key(self.resolved)}#{sha}" + (f"~{repeat}" if repeat else "")
+        return f"{self.key}#{sha}" + (f"~{repeat}" if repeat else "")
 
     def candidate(
         self,
@@ -148,14 +154,22 @@ class FileContext:
         )
 
 
-def unstorable(candidate: Candidate) -> str | None:
+# In raw JSON, the escapes that can make what `unstorable` refuses: \u0000 and surrogates.
+SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def unstorable(candidate: Candidate, *, suspect: bool = True) -> str | None:
     """Why `candidate` cannot be stored as it is, or None. One rule for every reader: NUL is
     never stored (PostgreSQL text refuses it), nor a lone surrogate (not Unicode), nor
-    metadata nested deeper than MAX_METADATA_DEPTH; the line is reported instead."""
+    metadata nested deeper than MAX_METADATA_DEPTH; the line is reported instead. Without
+    `suspect` (no SUSPECT_ESCAPE in the raw input: NUL bytes and invalid UTF-8 were refused as
+    the line was read), only the sizes are checked."""
     if len(candidate.external_id) > MAX_EXTERNAL_ID or len(candidate.identity) > MAX_EXTERNAL_ID:
         return f"the record's id is longer than {MAX_EXTERNAL_ID} characters"
     if len(candidate.source) > MAX_SOURCE:
         return f'"source" is longer than {MAX_SOURCE} characters'
+    if not suspect:
+        return None
     strings = [candidate.text, candidate.external_id, candidate.session, candidate.role]
     strings += [candidate.identity, candidate.source]
     if candidate.metadata and not _strings_of(candidate.metadata, strings):

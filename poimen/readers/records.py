@@ -39,6 +39,8 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         return
     # A records line is poimen's own format: its metadata is its provenance, kept as given.
     metadata = obj.get("metadata")
+    if isinstance(metadata, dict | list) and metadata:
+        ctx.suspect = True  # nested as deep as the line likes: `unstorable` walks it
     yield Candidate(
         source=source if isinstance(source, str) and source else ctx.default_source or RECORDS,
         external_id=str(record_id),

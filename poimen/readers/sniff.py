@@ -15,7 +15,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from poimen.readers.aider import looks_like_aider, read_aider
-from poimen.readers.base import Candidate, FileContext, Item, Problem, too_big, unstorable
+from poimen.readers.base import (
+    SUSPECT_ESCAPE,
+    Candidate,
+    FileContext,
+    Item,
+    Problem,
+    too_big,
+    unstorable,
+)
 from poimen.readers.claude_code import claude_code_line, is_claude_code_line
 from poimen.readers.codex import codex_line, is_codex_line
 from poimen.readers.messages import read_json_document
@@ -109,7 +117,7 @@ def read_file(
             )
             for item in items:
                 if isinstance(item, Candidate):
-                    why = unstorable(item)
+                    why = unstorable(item, suspect=ctx.suspect)
                     if why:
                         item = ctx.problem(why, line=item.position if ctx.lineno else None)
                 yield item
@@ -118,7 +126,8 @@ def read_file(
 
 
 def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_aider=False):
-    head = stream.read(SNIFF_BYTES)
+    # Reads sized by the file: read(n) allocates n bytes whatever the file holds.
+    head = stream.read(min(size + 1, SNIFF_BYTES))
     stream.seek(0)
     if only_aider:
         if looks_like_aider(head.decode("utf-8", "replace").splitlines(keepends=True)[:50]):
@@ -133,15 +142,18 @@ def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_a
         yield ctx.problem("UTF-16 text: only UTF-8 is read", line=None)
         return
     lines = head.removeprefix(UTF8_BOM).split(b"\n")
-    if len(head) == SNIFF_BYTES:
+    if len(head) == SNIFF_BYTES and size >= SNIFF_BYTES:
         lines.pop()  # cut short by the sniff
     lines = [line for line in lines if line.strip()]
     first = lines[0].lstrip()[:1] if lines else head.removeprefix(UTF8_BOM).lstrip()[:1]
     json_lines = sum(_is_json_object(line) for line in lines[:50])
     if not lines and first == b"{":
         json_lines = 1  # a first line longer than the sniff: read as a line, and refused
-    # Pretty-printed JSON (its first line no object of its own), or a file of one line.
-    if first in (b"{", b"[") and lines and (len(lines) == 1 or not _is_json_object(lines[0])):
+    # Pretty-printed JSON (its first line no object of its own), a file of one line, or a
+    # document on one line longer than the sniff.
+    if (first == b"[" and not lines) or (
+        first in (b"{", b"[") and lines and (len(lines) == 1 or not _is_json_object(lines[0]))
+    ):
         document = yield from _read_json_document(stream, size, ctx, max_document_bytes)
         if document is not None:
             yield from document
@@ -152,7 +164,7 @@ def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_a
     elif looks_like_aider([line.decode("utf-8", "replace") for line in lines[:50]]):
         yield from read_aider(_text_lines(stream, ctx, max_record_bytes), ctx)
     else:
-        yield from read_document(stream, ctx, max_record_bytes=max_record_bytes)
+        yield from read_document(stream, ctx, size=size, max_record_bytes=max_record_bytes)
 
 
 def _is_binary(head: bytes) -> bool:
@@ -183,7 +195,8 @@ def _read_json_document(stream, size, ctx, limit):
             line=None,
         )
         return iter(())
-    raw = stream.read(limit + 1)
+    raw = stream.read(size + 1)
+    ctx.suspect = SUSPECT_ESCAPE.search(raw) is not None
     try:
         value = json.loads(raw.removeprefix(UTF8_BOM))
     except RecursionError:
@@ -255,6 +268,7 @@ def _read_json_lines(stream, ctx: FileContext, limit: int) -> Iterator[Item]:
         if line[0] not in "{[":
             yield ctx.problem("not JSON (a comment or header line?) among JSON lines")
             continue
+        ctx.suspect = SUSPECT_ESCAPE.search(raw) is not None
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as error:

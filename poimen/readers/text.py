@@ -1,6 +1,5 @@
 """Plain text files (.md, .txt, anything not recognised as another format): one record each."""
 
-import os
 from collections.abc import Iterator
 
 from poimen.readers.base import FileContext, Item, too_big
@@ -8,10 +7,10 @@ from poimen.readers.base import FileContext, Item, too_big
 DOCUMENT = "document"
 
 
-def read_document(stream, ctx: FileContext, *, max_record_bytes: int) -> Iterator[Item]:
-    raw = stream.read(max_record_bytes + 1)
+def read_document(stream, ctx: FileContext, *, size: int, max_record_bytes: int) -> Iterator[Item]:
+    raw = stream.read(min(size, max_record_bytes) + 1)
     if len(raw) > max_record_bytes:
-        yield ctx.problem(too_big(os.fstat(stream.fileno()).st_size, max_record_bytes), line=None)
+        yield ctx.problem(too_big(size, max_record_bytes), line=None)
         return
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")
