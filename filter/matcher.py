@@ -6,6 +6,14 @@ import numpy as np
 
 from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align, covered
 from filter.artifacts import ArtifactRecord
+from filter.decision import (
+    DEFAULT_MIN_SHARED,
+    DEFAULT_REPORT_FLOOR,
+    DEFAULT_THRESHOLD,
+    check_threshold,
+    coverage_exceeds,
+    match_exceeds,
+)
 from filter.errors import ShinglingMismatch
 from filter.index import ShingleIndex
 from filter.normalise import word_bytes
@@ -31,8 +39,10 @@ class Match:
 
     @property
     def exceeds(self) -> bool:
-        """Derived: more than the threshold, and enough shared shingles to be no accident."""
-        return self.overlap > self.threshold and self.shared >= self.min_shared
+        """Derived by this match alone (filter.decision.match_exceeds)."""
+        return match_exceeds(
+            self.overlap, self.shared, threshold=self.threshold, min_shared=self.min_shared
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,18 +60,12 @@ class Verdict:
         return self.matches[0] if self.matches else None
 
 
-def _check_threshold(kind: str, value: float) -> float:
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"threshold for {kind!r} must be between 0 and 1, not {value}")
-    return value
-
-
 class DerivedFilter:
     """Checks records against every artifact added to it.
 
     thresholds: kind -> overlap a record must exceed to be derived (default_threshold else).
-    min_shared: shared shingles a match needs before it counts (an int, or kind -> int).
+    min_shared: shared shingles a match needs before it counts (an int, or kind -> int with
+    default_min_shared for the kinds not in it). The rule itself is filter.decision's.
     min_overlap: matches below it are not reported, and candidates that cannot reach it are
     not aligned at all, which keeps a check cheap however many artifacts share boilerplate.
     """
@@ -69,16 +73,18 @@ class DerivedFilter:
     def __init__(
         self,
         thresholds: dict[str, float] | None = None,
-        default_threshold: float = 0.8,
-        min_shared: int | dict[str, int] = 20,
+        default_threshold: float = DEFAULT_THRESHOLD,
+        min_shared: int | dict[str, int] = DEFAULT_MIN_SHARED,
+        default_min_shared: int = DEFAULT_MIN_SHARED,
         params: ShingleParams = DEFAULT_PARAMS,
-        min_overlap: float = 0.2,
+        min_overlap: float = DEFAULT_REPORT_FLOOR,
     ):
-        self.default_threshold = _check_threshold("default", default_threshold)
+        self.default_threshold = check_threshold(default_threshold)
         self.thresholds = {
-            kind: _check_threshold(kind, value) for kind, value in (thresholds or {}).items()
+            kind: check_threshold(value, kind=kind) for kind, value in (thresholds or {}).items()
         }
         self.min_shared = min_shared
+        self.default_min_shared = default_min_shared
         self.params = params
         self.min_overlap = min_overlap
         self.artifacts: list[ArtifactRecord] = []
@@ -94,7 +100,7 @@ class DerivedFilter:
 
     def min_shared_for(self, kind: str) -> int:
         if isinstance(self.min_shared, dict):
-            return self.min_shared.get(kind, 20)
+            return self.min_shared.get(kind, self.default_min_shared)
         return self.min_shared
 
     def __len__(self) -> int:
@@ -218,10 +224,12 @@ class DerivedFilter:
             of_kind = [m for m in matches if m.kind == kind]
             spans = [(a.record_start, a.record_end) for m in of_kind for a in m.alignments]
             coverage[kind] = covered(spans) / n_tokens
-            if (
-                len(of_kind) > 1
-                and coverage[kind] > self.threshold_for(kind)
-                and sum(m.shared for m in of_kind) >= self.min_shared_for(kind)
+            if coverage_exceeds(
+                coverage[kind],
+                len(of_kind),
+                sum(m.shared for m in of_kind),
+                threshold=self.threshold_for(kind),
+                min_shared=self.min_shared_for(kind),
             ):
                 stitched.append(kind)
         # A record stitched from several artifacts of one kind is derived by their coverage.

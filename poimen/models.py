@@ -45,12 +45,21 @@ class Artifact(models.Model):
         return np.frombuffer(bytes(self.shingles), dtype=SHINGLE_DTYPE).astype(np.uint64)
 
 
+def default_threshold() -> float:
+    return settings.POIMEN_DEFAULT_THRESHOLD
+
+
+def default_min_shared() -> int:
+    return settings.POIMEN_DEFAULT_MIN_SHARED
+
+
 class KindPolicy(models.Model):
-    """The filter's settings for one kind of artifact; a kind without a row uses the defaults."""
+    """The filter's settings for one kind of artifact; a kind without a row uses the defaults
+    (poimen.policies says which values hold)."""
 
     kind = models.CharField(max_length=50, unique=True)
-    threshold = models.FloatField(default=0.8)
-    min_shared = models.PositiveIntegerField(default=20)
+    threshold = models.FloatField(default=default_threshold)
+    min_shared = models.PositiveIntegerField(default=default_min_shared)
 
     class Meta:
         verbose_name_plural = "kind policies"
@@ -198,6 +207,33 @@ class Match(models.Model):
         return f"record {self.record_id} ~ artifact {self.artifact_id}: {self.overlap:.2f}"
 
 
+class EventManager(models.Manager):
+    def log(
+        self, type: str, *, kind: str = "", data: dict | None = None, save: bool = True, **about
+    ) -> "Event":
+        """The one way an event is made (as LogEntryManager.log_action is the admin's).
+
+        `about`: who and what it concerns — actor, run, record, artifact (or their *_id).
+        With `save` False the event is returned unsaved, for a caller that writes a batch of
+        them in one statement with the rows they describe."""
+        event = self.model(type=type, kind=kind, data=data or {}, **about)
+        if save:
+            event.save(force_insert=True)
+        return event
+
+
+def _described(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(_described(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, dict):
+        if {"old", "new"} <= value.keys():
+            return f"{value.get('kind', '')} {value['old']} → {value['new']}".strip()
+        return ", ".join(f"{k} {_described(v)}" for k, v in value.items())
+    return str(value)
+
+
 class Event(models.Model):
     """The append-only audit log. Rows are never updated or deleted (a trigger on PostgreSQL)."""
 
@@ -235,6 +271,8 @@ class Event(models.Model):
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = EventManager()
+
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
@@ -242,8 +280,44 @@ class Event(models.Model):
             models.Index(fields=["record"], name="event_record"),
         ]
 
+    # The parts of a snapshot a reader of the audit log wants, in this order, under these
+    # labels (a label shown once: "overlap" is the best overlap where there is no other).
+    DESCRIBED_KEYS = [
+        ("from", "from"),
+        ("to", "to"),
+        ("verdict", "verdict"),
+        ("overlap", "overlap"),
+        ("best_overlap", "overlap"),
+        ("threshold", "threshold"),
+        ("old", "old"),
+        ("new", "new"),
+        ("cause", "cause"),
+        ("decided_by", "decided by"),
+        ("reason", "reason"),
+        ("note", "note"),
+        ("external_id", "record id"),
+        ("checked", "checked"),
+        ("excluded", "excluded"),
+        ("released", "released"),
+        ("paths", "paths"),
+    ]
+
     def __str__(self) -> str:
         return f"{self.type} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+    def describe(self) -> str:
+        """What happened, in a line: "from: evidence · to: excluded · overlap: 0.93 ..."."""
+        if not isinstance(self.data, dict):
+            return ""
+        seen = set()
+        parts = []
+        for key, label in self.DESCRIBED_KEYS:
+            value = self.data.get(key)
+            if value in (None, "", {}) or label in seen:
+                continue
+            seen.add(label)
+            parts.append(f"{label}: {_described(value)}")
+        return " · ".join(parts)
 
 
 class Review(models.Model):

@@ -3,6 +3,7 @@
 import os
 from pathlib import Path
 
+from filter.decision import DEFAULT_MIN_SHARED, DEFAULT_REPORT_FLOOR, DEFAULT_THRESHOLD
 from poimen.database_url import parse_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -93,9 +94,13 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # The append-only JSONL manifest of every emitted artifact (the card's vault/.artifacts.jsonl).
 POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST", BASE_DIR / "vault" / ".artifacts.jsonl"))
 
+# The app's defaults for the derived rule, the library's (filter.decision) unless set here.
 # Record–artifact pairs with at least this overlap are stored as matches (near misses included),
 # so a threshold at or above it can be applied from stored matches without re-shingling.
-POIMEN_REPORT_FLOOR = float(os.environ.get("POIMEN_REPORT_FLOOR", "0.2"))
+POIMEN_REPORT_FLOOR = float(os.environ.get("POIMEN_REPORT_FLOOR", DEFAULT_REPORT_FLOOR))
+# A kind without a policy of its own, and a new kind's policy, start from these.
+POIMEN_DEFAULT_THRESHOLD = float(os.environ.get("POIMEN_DEFAULT_THRESHOLD", DEFAULT_THRESHOLD))
+POIMEN_DEFAULT_MIN_SHARED = int(os.environ.get("POIMEN_DEFAULT_MIN_SHARED", DEFAULT_MIN_SHARED))
 # A record bigger than this is reported and skipped rather than stored.
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
 # A JSON document (a ChatGPT export) is parsed whole: this bounds the memory that takes.

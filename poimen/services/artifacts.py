@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
-from poimen.filtering import artifact_from_record, artifact_to_record
+from poimen.artifact_records import artifact_from_record, artifact_to_record
 from poimen.manifest import manifest_append, manifest_read_numbered, manifest_write
 from poimen.models import Artifact, Event
 from poimen.services.artifact_folders import (  # noqa: F401 (artifact_name_from_text: the services API)
@@ -25,19 +25,19 @@ def _manifest_path(manifest: Path | None) -> Path:
     return Path(manifest if manifest is not None else settings.POIMEN_MANIFEST)
 
 
-def _artifact_store(record: ArtifactRecord, *, actor=None) -> tuple[Artifact, bool]:
-    """The stored row for `record`, created (with its event) if it was not there yet."""
+def _artifact_store(artifact_record: ArtifactRecord, *, actor=None) -> tuple[Artifact, bool]:
+    """The stored row for `artifact_record`, created (with its event) if it was not there yet."""
     existing = Artifact.objects.filter(
-        kind=record.kind, name=record.name, sha256=record.sha256
+        kind=artifact_record.kind, name=artifact_record.name, sha256=artifact_record.sha256
     ).first()
     if existing:
         return existing, False
     try:
         with transaction.atomic():
-            artifact = artifact_from_record(record)
+            artifact = artifact_from_record(artifact_record)
             artifact.save()
-            Event.objects.create(
-                type=Event.Type.ARTIFACT_REGISTERED,
+            Event.objects.log(
+                Event.Type.ARTIFACT_REGISTERED,
                 actor=actor,
                 artifact=artifact,
                 kind=artifact.kind,
@@ -51,20 +51,23 @@ def _artifact_store(record: ArtifactRecord, *, actor=None) -> tuple[Artifact, bo
             )
     except IntegrityError:
         # Registered by someone else between our look and our write: theirs is the row.
-        return Artifact.objects.get(kind=record.kind, name=record.name, sha256=record.sha256), False
+        return Artifact.objects.get(
+            kind=artifact_record.kind, name=artifact_record.name, sha256=artifact_record.sha256
+        ), False
     return artifact, True
 
 
-def _usable(record: ArtifactRecord) -> ArtifactRecord:
-    """`record` under the params in force: re-shingled from its text, or refused without one."""
-    if record.params == DEFAULT_PARAMS:
-        return record
-    if record.has_text:
-        return record.reshingled(DEFAULT_PARAMS)
-    made_with = record.params or "unstated shingling parameters"
+def _usable(artifact_record: ArtifactRecord) -> ArtifactRecord:
+    """`artifact_record` under the params in force: re-shingled from its text, or refused
+    without one."""
+    if artifact_record.params == DEFAULT_PARAMS:
+        return artifact_record
+    if artifact_record.has_text:
+        return artifact_record.reshingled(DEFAULT_PARAMS)
+    made_with = artifact_record.params or "unstated shingling parameters"
     raise InputError(
-        f"{record.kind}/{record.name}: shingles made with {made_with} and no text to make them "
-        f"again with {DEFAULT_PARAMS}; it could not be matched"
+        f"{artifact_record.kind}/{artifact_record.name}: shingles made with {made_with} and no "
+        f"text to make them again with {DEFAULT_PARAMS}; it could not be matched"
     )
 
 
@@ -91,8 +94,10 @@ def artifact_register(
         raise InputError(f"{kind}/{name}: the artifact's text is empty")
     if "\0" in text:
         raise InputError(f"{kind}/{name}: the text holds NUL bytes: a binary file, not an artifact")
-    record = ArtifactRecord.from_text(kind=kind, name=name, text=text, emitted_at=emitted_at)
-    artifact, created = _artifact_store(record, actor=actor)
+    artifact_record = ArtifactRecord.from_text(
+        kind=kind, name=name, text=text, emitted_at=emitted_at
+    )
+    artifact, created = _artifact_store(artifact_record, actor=actor)
     # The manifest line is the stored row's (its emitted_at), even when the row was there before.
     appended = manifest_append(_manifest_path(manifest), [artifact_to_record(artifact)])
     return RegisterResult(artifact=artifact, created=created, appended=bool(appended))
@@ -142,17 +147,17 @@ def artifacts_import(
         result.problems.append(f"{path}: not a folder; --project takes the project's folder")
         return result
     if project:
-        records = project_artifacts(path, kind, result)
+        artifact_records = project_artifacts(path, kind, result)
     elif path.is_dir():
-        records = folder_artifacts(path, kind, result)
+        artifact_records = folder_artifacts(path, kind, result)
     elif path.is_file():
-        records = _artifacts_in_manifest(path, kind, result)
+        artifact_records = _artifacts_in_manifest(path, kind, result)
     else:
         result.problems.append(f"{path}: no such file or directory")
         return result
     stored = []
-    for record in records:
-        artifact, created = _artifact_store(record, actor=actor)
+    for artifact_record in artifact_records:
+        artifact, created = _artifact_store(artifact_record, actor=actor)
         result.registered += created
         result.already += not created
         result.kinds[artifact.kind] += created

@@ -2,11 +2,12 @@
 already (by source and id, or by their own identity under any label) and the policies in
 force when it is written."""
 
-from poimen.bulk import existing_record_keys
-from poimen.checking import check_texts
-from poimen.filtering import DbFilter, Policies
+from poimen.artifact_index import ArtifactIndex
+from poimen.checked import check_texts
 from poimen.models import Record
+from poimen.policies import Policies
 from poimen.readers import Candidate
+from poimen.record_keys import existing_record_keys
 from poimen.restatements import restatement_excluded, restatement_kind
 
 
@@ -32,13 +33,13 @@ def restatement_excludes(record: Record, policies: Policies) -> bool:
     return kind is not None and restatement_excluded(kind, policies)
 
 
-def checked_in_force(fresh, checked, db_filter: DbFilter, checked_under: Policies | None):
+def checked_in_force(fresh, checked, artifact_index: ArtifactIndex, checked_under: Policies | None):
     """`checked`, or the batch checked again when the policies changed since it was checked
     (a threshold set while the run goes on): what is written is decided under the policies in
     force, which stay locked until it is."""
     in_force = Policies.load(lock=True)
     if checked_under is None or in_force == checked_under:
         return checked
-    db_filter.filter.thresholds = dict(in_force.thresholds)
-    db_filter.policies = in_force
-    return check_texts(db_filter.filter, [c.text for c in fresh])
+    artifact_index.filter.thresholds = dict(in_force.thresholds)
+    artifact_index.policies = in_force
+    return check_texts(artifact_index.filter, [c.text for c in fresh])

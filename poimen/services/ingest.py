@@ -14,15 +14,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from poimen.bulk import insert_all
-from poimen.checking import BatchChecker, Checked
-from poimen.filtering import (
-    DbFilter,
-    Policies,
-    filter_from_db,
-    report_floor,
-    stored_coverage,
-)
+from poimen.artifact_index import ArtifactIndex, artifact_index_load
+from poimen.check_pool import BatchChecker
+from poimen.checked import Checked
+from poimen.copy_insert import insert_all
+from poimen.derived_rule import stored_coverage
 from poimen.models import (
     Artifact,
     Event,
@@ -30,6 +26,7 @@ from poimen.models import (
     Match,
     Record,
 )
+from poimen.policies import Policies, report_floor
 from poimen.readers import (
     MAX_SOURCE,
     Candidate,
@@ -75,7 +72,9 @@ class IngestResult:
         }
 
 
-def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -> tuple[int, dict]:
+def _exclusion_snapshot(
+    record: Record, checked: Checked, artifact_index: ArtifactIndex
+) -> tuple[int, dict]:
     """The decisive artifact's id and the event data of a derived_excluded event."""
     kind, match = checked.decided_kind, checked.decided_match
     if match is None:  # decided by the kind's coverage: name its best artifact
@@ -84,13 +83,13 @@ def _exclusion_snapshot(record: Record, checked: Checked, db_filter: DbFilter) -
     else:
         overlap, how = match.overlap, "overlap"
     artifact = match.artifact if match else None
-    return db_filter.artifact_ids[artifact] if artifact else None, {
+    return artifact_index.artifact_ids[artifact] if artifact else None, {
         **_record_snapshot(record),
         "artifact": (
             {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
         ),
         "overlap": round(overlap, 6),
-        "threshold": db_filter.policies.threshold_for(kind),
+        "threshold": artifact_index.policies.threshold_for(kind),
         "decided_by": how,
         "shared": match.shared if match else None,
     }
@@ -133,7 +132,7 @@ def _record_from(candidate: Candidate, run: IngestRun) -> Record:
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
 
-def apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list[Match]:
+def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactIndex) -> list[Match]:
     """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
     floor = report_floor()
     kept = [m for m in checked.matches if m.overlap >= floor]
@@ -141,11 +140,11 @@ def apply_checked(record: Record, checked: Checked, db_filter: DbFilter) -> list
     record.coverage = stored_coverage(checked.coverage, checked.matches)
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
-    record.best_artifact_id = db_filter.artifact_ids[best.artifact] if best else None
+    record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
     return [
         Match(
             record=record,
-            artifact_id=db_filter.artifact_ids[m.artifact],
+            artifact_id=artifact_index.artifact_ids[m.artifact],
             overlap=m.overlap,
             artifact_containment=m.artifact_containment,
             record_containment=m.record_containment,
@@ -175,25 +174,25 @@ def _write_batch(
     checked: list[Checked] | None,
     *,
     run: IngestRun,
-    db_filter: DbFilter | None,
+    artifact_index: ArtifactIndex | None,
     result: IngestResult,
     checked_under: Policies | None = None,
 ) -> None:
     """Store one batch's records, matches and exclusion events in one transaction, decided
     under the policies in force when it is written (held until it is)."""
     with transaction.atomic():
-        if db_filter is not None:
-            checked = checked_in_force(fresh, checked, db_filter, checked_under)
+        if artifact_index is not None:
+            checked = checked_in_force(fresh, checked, artifact_index, checked_under)
         records = [_record_from(candidate, run) for candidate in fresh]
         matches, exclusions, restatements = [], [], []
         for record, verdict in zip(records, checked or [None] * len(records), strict=True):
             if verdict is None:
                 continue
-            matches.extend(apply_checked(record, verdict, db_filter))
+            matches.extend(apply_checked(record, verdict, artifact_index))
             if verdict.derived:
                 record.status = Record.Status.EXCLUDED
                 exclusions.append((record, verdict))
-            elif restatement_excludes(record, db_filter.policies):
+            elif restatement_excludes(record, artifact_index.policies):
                 record.derived, record.status = True, Record.Status.EXCLUDED
                 restatements.append(record)
         insert_all(records)
@@ -202,28 +201,30 @@ def _write_batch(
         insert_all(matches, with_pks=False)
         events = []
         for record, verdict in exclusions:
-            artifact_id, data = _exclusion_snapshot(record, verdict, db_filter)
+            artifact_id, data = _exclusion_snapshot(record, verdict, artifact_index)
             data["run"] = run.pk
             events.append(
-                Event(
-                    type=Event.Type.DERIVED_EXCLUDED,
+                Event.objects.log(
+                    Event.Type.DERIVED_EXCLUDED,
                     run=run,
                     record=record,
                     artifact_id=artifact_id,
                     kind=verdict.decided_kind,
                     data=data,
+                    save=False,
                 )
             )
         for record in restatements:
             kind = restatement_kind(record.metadata)
-            data = _record_snapshot(record) | restatement_decision(kind, db_filter.policies)
+            data = _record_snapshot(record) | restatement_decision(kind, artifact_index.policies)
             events.append(
-                Event(
-                    type=Event.Type.DERIVED_EXCLUDED,
+                Event.objects.log(
+                    Event.Type.DERIVED_EXCLUDED,
                     run=run,
                     record=record,
                     kind=kind,
                     data=data | {"run": run.pk},
+                    save=False,
                 )
             )
         insert_all(events, with_pks=False)
@@ -234,11 +235,11 @@ def _write_batch(
         result.excluded[restatement_kind(record.metadata)] += 1
 
 
-def _write_batch_once(fresh, checked, *, run, db_filter, result: IngestResult, **under) -> None:
+def _write_batch_once(fresh, checked, *, run, artifact_index, result: IngestResult, **under):
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
     constraints say so), write the rest and count those as already ingested."""
     try:
-        _write_batch(fresh, checked, run=run, db_filter=db_filter, result=result, **under)
+        _write_batch(fresh, checked, run=run, artifact_index=artifact_index, result=result, **under)
     except IntegrityError:
         stored = stored_keys(fresh)
         keep = [i for i, c in enumerate(fresh) if not any(k in stored for k in record_keys(c))]
@@ -249,7 +250,7 @@ def _write_batch_once(fresh, checked, *, run, db_filter, result: IngestResult, *
             [fresh[i] for i in keep],
             [checked[i] for i in keep] if checked is not None else None,
             run=run,
-            db_filter=db_filter,
+            artifact_index=artifact_index,
             result=result,
             **under,
         )
@@ -308,8 +309,8 @@ def records_ingest(
         raise InputError(f"workers is 0 (check in this process) or more, not {workers}")
     if source is not None and not 0 < len(source) <= MAX_SOURCE:
         raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
-    db_filter = filter_from_db() if filtered else None
-    policies = db_filter.policies if db_filter else Policies.load()
+    artifact_index = artifact_index_load() if filtered else None
+    policies = artifact_index.policies if artifact_index else Policies.load()
     run = IngestRun.objects.create(
         source=(source or ", ".join(paths))[:255],
         filtered=filtered,
@@ -320,8 +321,8 @@ def records_ingest(
         },
     )
     if not filtered:
-        Event.objects.create(
-            type=Event.Type.FILTER_DISABLED,
+        Event.objects.log(
+            Event.Type.FILTER_DISABLED,
             actor=actor,
             run=run,
             data={"run": run.pk, "paths": paths, "source": source},
@@ -340,17 +341,22 @@ def records_ingest(
             for candidate in fresh:
                 in_flight.difference_update(record_keys(candidate))
             _write_batch_once(
-                fresh, checked, run=run, db_filter=db_filter, result=result, checked_under=policies
+                fresh,
+                checked,
+                run=run,
+                artifact_index=artifact_index,
+                result=result,
+                checked_under=policies,
             )
             if on_progress:
                 on_progress(result)
 
     in_flight: set = set()
-    if db_filter is None:
+    if artifact_index is None:
         for batch in batches:
             write([(_fresh_only(batch, in_flight, result), None)])
     else:
-        with BatchChecker(db_filter.filter, workers=workers) as checker:
+        with BatchChecker(artifact_index.filter, workers=workers) as checker:
             for batch in batches:
                 fresh = _fresh_only(batch, in_flight, result)
                 in_flight.update(key for c in fresh for key in record_keys(c))

@@ -5,7 +5,7 @@ import json
 import shutil
 from collections import Counter
 
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 
 SKILL = demo_skill("postgres-migrations")
 

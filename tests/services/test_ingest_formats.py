@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from poimen.models import Event, IngestRun, Record
 from poimen.services import records_ingest, threshold_change
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 
 pytestmark = pytest.mark.django_db
 

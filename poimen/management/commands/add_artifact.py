@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.filtering import Policies
+from poimen.policies import Policies
 from poimen.services import InputError, artifact_name_from_text, artifact_register
 
 

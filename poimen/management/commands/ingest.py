@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.filtering import ArtifactUnusable
+from poimen.artifact_index import ArtifactUnusable
 from poimen.services import InputError, records_ingest
 
 FILTER_OFF_WARNING = (

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.filtering import ArtifactUnusable
+from poimen.artifact_index import ArtifactUnusable
 from poimen.services import derived_verify
 
 

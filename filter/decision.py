@@ -1,0 +1,64 @@
+"""The derived rule and the library's defaults, defined once.
+
+A record is derived from artifacts of a kind when
+- one match with an artifact of the kind has an overlap over the kind's threshold and at least
+  the kind's minimum of shared shingles (`match_exceeds`), or
+- several artifacts of the kind together cover more of the record than the threshold, with at
+  least the minimum of shared shingles between them (`coverage_exceeds`: a record stitched
+  from two skills).
+
+The rule is written once, over comparison operators that are passed in: plain Python
+operators judge floats (the matcher) and numpy arrays alike (the threshold preview), and the
+Django app hands in operators that build SQL, so the three forms cannot drift apart.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+# A record must overlap an artifact by more than this to be derived.
+DEFAULT_THRESHOLD = 0.8
+# Shared shingles a match needs before it counts: about two dozen words, so a phrase or one
+# quoted sentence is never "a copy".
+DEFAULT_MIN_SHARED = 20
+# Matches from this overlap up are reported (and stored by the app), near misses included.
+DEFAULT_REPORT_FLOOR = 0.2
+
+
+@dataclass(frozen=True)
+class Operators:
+    """How the rule compares and combines: `greater(a, b)` is a > b, `at_least(a, b)` a >= b,
+    `both(a, b)` a and b."""
+
+    greater: Any
+    at_least: Any
+    both: Any
+
+
+# Python's own operators: floats give bools, numpy arrays give boolean arrays.
+PLAIN = Operators(
+    greater=lambda a, b: a > b,
+    at_least=lambda a, b: a >= b,
+    both=lambda a, b: a & b,
+)
+
+
+def match_exceeds(overlap, shared, *, threshold, min_shared, ops: Operators = PLAIN):
+    """One match decides: more than the threshold, and enough shared shingles to be no accident."""
+    return ops.both(ops.greater(overlap, threshold), ops.at_least(shared, min_shared))
+
+
+def coverage_exceeds(coverage, artifacts, shared, *, threshold, min_shared, ops: Operators = PLAIN):
+    """Several artifacts of one kind decide together: more than one of them, covering more of
+    the record than the threshold, with enough shared shingles between them."""
+    return ops.both(
+        ops.both(ops.greater(artifacts, 1), ops.greater(coverage, threshold)),
+        ops.at_least(shared, min_shared),
+    )
+
+
+def check_threshold(value: float, *, kind: str = "default") -> float:
+    """A threshold as a float between 0 and 1, or ValueError saying which kind's it was."""
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"threshold for {kind!r} must be between 0 and 1, not {value}")
+    return value

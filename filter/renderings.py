@@ -1,0 +1,273 @@
+"""The ways a model or a tool re-renders a text it quotes, one function per way.
+
+Each takes markdown and returns the same words laid out differently, the way they show up in
+transcripts: re-indented, re-wrapped, quoted, fenced, numbered by a file-reading tool, typed with
+smart quotes... A copy must survive every one of them (the card: "matching must survive the model
+reformatting the text"), so they are the filter's contract seen from the other side, and they live
+beside the normaliser that undoes them. The acceptance tests check that a copy survives each; the
+benchmarks plant copies with them. Nothing on the filter's own path imports this module.
+"""
+
+import html
+import random
+import re
+import textwrap
+
+LIST_ITEM = re.compile(r"^(\s*)([-*]|\d+[.)])\s+")
+FENCE = re.compile(r"^\s*```")
+WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+
+# Plausible words for the edit functions: a swapped word should read like a model's rewording,
+# not like noise.
+REPLACEMENT_WORDS = (
+    "quickly",
+    "always",
+    "usually",
+    "project",
+    "server",
+    "simply",
+    "carefully",
+    "output",
+    "change",
+    "branch",
+    "really",
+    "then",
+    "code",
+    "each",
+    "whole",
+    "first",
+    "later",
+    "again",
+    "small",
+    "clear",
+    "often",
+    "local",
+    "other",
+    "new",
+    "main",
+    "check",
+    "note",
+    "team",
+)
+
+
+def other_whitespace(text: str, *, seed: int = 1) -> str:
+    """Doubled spaces, tabs, trailing blanks and extra empty lines, as pasted text collects."""
+    rng = random.Random(seed)
+    lines = []
+    for line in text.split("\n"):
+        line = re.sub(" ", lambda _: rng.choice(("  ", "\t", " ", " ")), line)
+        if rng.random() < 0.3:
+            line += " " * rng.randint(1, 3)
+        lines.append(line)
+        if not line.strip():
+            lines.append("")
+    return "\n".join(lines)
+
+
+def reindent(text: str, indent: str = "    ") -> str:
+    return "\n".join(indent + line if line else line for line in text.split("\n"))
+
+
+def wrap_in_fences(text: str, info: str = "markdown") -> str:
+    return f"```{info}\n{text.rstrip()}\n```\n"
+
+
+def remove_fences(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not FENCE.match(line))
+
+
+def change_bullets(text: str, style: str) -> str:
+    """Every list item, bulleted or numbered, re-marked with `style`: "*", "-" or "1."."""
+    lines = []
+    number = 0
+    for line in text.split("\n"):
+        item = LIST_ITEM.match(line)
+        if not item or FENCE.match(line):
+            number = 0 if not line.strip() or line.startswith("#") else number
+            lines.append(line)
+            continue
+        number += 1
+        marker = f"{number}." if style == "1." else style
+        lines.append(f"{item.group(1)}{marker} {line[item.end() :]}")
+    return "\n".join(lines)
+
+
+def rewrap(text: str, width: int = 52) -> str:
+    """Paragraphs and list items re-filled at `width`; code, headings and front matter kept."""
+    out: list[str] = []
+    pending: list[str] = []  # the words of the paragraph or list item being collected
+    marker = ""
+
+    def flush() -> None:
+        nonlocal pending, marker
+        if pending:
+            out.append(
+                textwrap.fill(
+                    " ".join(pending),
+                    width=width,
+                    initial_indent=marker,
+                    subsequent_indent=" " * len(marker),
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+        pending, marker = [], ""
+
+    verbatim = False
+    lines = text.split("\n")
+    if lines and lines[0] == "---":
+        end = lines.index("---", 1)
+        out.extend(lines[: end + 1])
+        lines = lines[end + 1 :]
+    for line in lines:
+        if FENCE.match(line):
+            flush()
+            verbatim = not verbatim
+            out.append(line)
+        elif verbatim or line.startswith("#"):
+            flush()
+            out.append(line)
+        elif not line.strip():
+            flush()
+            out.append("")
+        elif item := LIST_ITEM.match(line):
+            flush()
+            marker = item.group(0)
+            pending = [line[item.end() :].strip()]
+        else:
+            pending.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+def quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def smart_quotes(text: str) -> str:
+    text = re.sub(r"(?<=\w)'", "\u2019", text)
+    text = re.sub(r"'(?=\w)", "\u2018", text)
+    text = re.sub(r'"(?=\w)', "\u201c", text)
+    return text.replace('"', "\u201d")
+
+
+def fullwidth_letters(text: str, *, every: int = 3) -> str:
+    """Every `every`-th word typed in fullwidth forms (ｐｙｔｅｓｔ), which NFKC folds back."""
+    words = iter(range(10**9))
+
+    def widen(match: re.Match) -> str:
+        if next(words) % every:
+            return match.group(0)
+        return "".join(chr(ord(char) + 0xFEE0) for char in match.group(0))
+
+    return re.sub(r"[A-Za-z0-9]+", widen, text)
+
+
+def non_breaking_spaces(text: str) -> str:
+    """Spaces between words as no-break and narrow no-break spaces, as word processors paste."""
+    spaces = iter(range(10**9))
+    return re.sub(" ", lambda _: "\u00a0" if next(spaces) % 2 else "\u202f", text)
+
+
+def ligatures(text: str) -> str:
+    return text.replace("ffi", "\ufb03").replace("fi", "\ufb01").replace("fl", "\ufb02")
+
+
+def read_tool_gutter(text: str) -> str:
+    """The skill as a file-reading tool prints it: right-aligned line numbers and an arrow."""
+    return "\n".join(f"{number:>6}\u2192{line}" for number, line in enumerate(text.split("\n"), 1))
+
+
+def cat_n_gutter(text: str) -> str:
+    """The skill as `cat -n` prints it: right-aligned line numbers and a tab."""
+    return "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(text.split("\n"), 1))
+
+
+def edit_one_word_in_ten(text: str, how: str, *, seed: int) -> str:
+    """One word in each run of ten changed, inserted after, or deleted (`how`), at a seeded place.
+
+    A copy a model rewords lightly: every shingle touching an edited word breaks, so this is
+    where counting shared shingles alone stops seeing the copy.
+    """
+    rng = random.Random(seed)
+    words = list(WORD.finditer(text))
+    chosen = {
+        start + rng.randrange(min(10, len(words) - start)) for start in range(0, len(words), 10)
+    }
+    pieces = []
+    position = 0
+    for index, word in enumerate(words):
+        if index not in chosen:
+            continue
+        pieces.append(text[position : word.start()])
+        replacement = rng.choice([w for w in REPLACEMENT_WORDS if w != word.group(0).lower()])
+        if how == "changed":
+            pieces.append(replacement)
+        elif how == "inserted":
+            pieces.append(f"{word.group(0)} {replacement}")
+        elif how == "deleted":
+            pass
+        else:
+            raise ValueError(f"unknown edit {how!r}")
+        position = word.end()
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def sections(text: str) -> list[str]:
+    """The text cut before each "## " heading: front matter and title first, then each section."""
+    return re.split(r"\n(?=## )", text)
+
+
+def render_html(text: str) -> str:
+    """The markdown as a renderer turns it into HTML: tags around every block, text escaped."""
+    out: list[str] = []
+    open_list = ""
+    in_code = False
+
+    def inline(line: str) -> str:
+        line = html.escape(line, quote=False)
+        line = re.sub(r"`([^`]+)`", r"<code>\1</code>", line)
+        return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", line)
+
+    def close_list() -> None:
+        nonlocal open_list
+        if open_list:
+            out.append(f"</{open_list}>")
+            open_list = ""
+
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            if in_code:
+                out.append("</code></pre>")
+            else:
+                close_list()
+                language = line.strip().strip("`")
+                out.append(f'<pre><code class="language-{language}">')
+            in_code = not in_code
+        elif in_code:
+            out.append(html.escape(line, quote=False))
+        elif heading := re.match(r"^(#+)\s+(.*)", line):
+            close_list()
+            level = len(heading.group(1))
+            slug = re.sub(r"\W+", "-", heading.group(2).lower()).strip("-")
+            out.append(f'<h{level} id="{slug}">{inline(heading.group(2))}</h{level}>')
+        elif item := LIST_ITEM.match(line):
+            wanted = "ol" if item.group(2)[0].isdigit() else "ul"
+            if open_list != wanted:
+                close_list()
+                out.append(f"<{wanted}>")
+                open_list = wanted
+            out.append(f"<li>{inline(line[item.end() :])}</li>")
+        elif line.strip():
+            close_list()
+            out.append(f"<p>{inline(line)}</p>")
+        else:
+            close_list()
+    close_list()
+    return "\n".join(out)

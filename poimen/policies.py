@@ -1,0 +1,50 @@
+"""The derived rule's settings per kind, as the database holds them, and the app's defaults.
+
+A kind without a KindPolicy row uses the defaults in settings (POIMEN_DEFAULT_THRESHOLD,
+POIMEN_DEFAULT_MIN_SHARED); everything that needs a kind's threshold asks a Policies.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection
+
+from poimen.models import KindPolicy
+
+
+def report_floor() -> float:
+    """Matches from this overlap up are stored; a threshold may not be set below it."""
+    return settings.POIMEN_REPORT_FLOOR
+
+
+@dataclass(frozen=True)
+class Policies:
+    """Thresholds and minimum shared shingles per kind, as the database holds them now."""
+
+    thresholds: dict[str, float]
+    min_shared: dict[str, int]
+
+    @classmethod
+    def load(cls, *, lock: bool = False) -> "Policies":
+        """The policies now; with `lock`, held (inside a transaction) until it ends, so that
+        a threshold change waits for what is decided under them to be written."""
+        if lock and connection.vendor == "postgresql":
+            # SHARE: concurrent ingests read together; a threshold change's write waits.
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {KindPolicy._meta.db_table} IN SHARE MODE")
+        rows = list(KindPolicy.objects.all())
+        return cls(
+            thresholds={p.kind: p.threshold for p in rows},
+            min_shared={p.kind: p.min_shared for p in rows},
+        )
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds with a policy of their own."""
+        return sorted(self.thresholds)
+
+    def threshold_for(self, kind: str) -> float:
+        return self.thresholds.get(kind, settings.POIMEN_DEFAULT_THRESHOLD)
+
+    def min_shared_for(self, kind: str) -> int:
+        return self.min_shared.get(kind, settings.POIMEN_DEFAULT_MIN_SHARED)

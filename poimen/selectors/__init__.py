@@ -1,0 +1,98 @@
+"""Reads the review desk needs, a module per page or job; querysets or plain data, no writes.
+
+Built for 10^6 records: lists page by keyset (never OFFSET), counts stop at COUNT_CAP, and the
+aggregates over whole tables are cached under keys that change whenever the data does
+(selectors.cache; `caches_clear()` forgets them all).
+
+The public names are gathered here, so a view asks `selectors.exclusion_list(...)`.
+"""
+
+from poimen.policies import report_floor
+from poimen.selectors.artifacts import artifact_list, artifact_match_count, artifact_matches
+from poimen.selectors.audit import AuditFilters, audit_list, audit_page
+from poimen.selectors.cache import caches_clear, data_version, decision_version
+from poimen.selectors.common import (
+    COUNT_CAP,
+    PAGE_SIZE,
+    SNIPPET_CHARS,
+    SNIPPET_LEAD,
+    UNREVIEWED,
+    VERDICTS,
+)
+from poimen.selectors.kinds import default_threshold, kinds_known, threshold_for, thresholds
+from poimen.selectors.lists import (
+    ListFilters,
+    exclusion_list,
+    export_rows,
+    list_row,
+    near_miss_list,
+)
+from poimen.selectors.overview import KindCounts, kind_counts, totals
+from poimen.selectors.paging import Page, capped_count, neighbours, page_by_id, page_of
+from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
+from poimen.selectors.records import record_detail, record_events, record_matches
+from poimen.selectors.runs import recent_runs, run_list, runs_for_filter, unfiltered_runs
+from poimen.selectors.tuning import (
+    DecisionTable,
+    Histogram,
+    PreviewSample,
+    ThresholdPreview,
+    decision_table,
+    overlap_histogram,
+    threshold_changes,
+    threshold_preview,
+)
+
+__all__ = [
+    "COUNT_CAP",
+    "PAGE_SIZE",
+    "SNIPPET_CHARS",
+    "SNIPPET_LEAD",
+    "UNREVIEWED",
+    "VERDICTS",
+    "AuditFilters",
+    "DecisionTable",
+    "Histogram",
+    "KindCounts",
+    "ListFilters",
+    "MarkedPassage",
+    "Page",
+    "PreviewSample",
+    "ThresholdPreview",
+    "artifact_list",
+    "artifact_match_count",
+    "artifact_matches",
+    "audit_list",
+    "audit_page",
+    "caches_clear",
+    "capped_count",
+    "data_version",
+    "decision_table",
+    "decision_version",
+    "default_threshold",
+    "exclusion_list",
+    "export_rows",
+    "is_boilerplate",
+    "kind_counts",
+    "kinds_known",
+    "list_row",
+    "near_miss_list",
+    "neighbours",
+    "overlap_histogram",
+    "page_by_id",
+    "page_of",
+    "passages_for",
+    "recent_runs",
+    "record_detail",
+    "record_events",
+    "record_matches",
+    "report_floor",
+    "run_list",
+    "runs_for_filter",
+    "threshold_changes",
+    "threshold_for",
+    "threshold_preview",
+    "thresholds",
+    "totals",
+    "unfiltered_runs",
+]

@@ -1,0 +1,24 @@
+"""Which kinds there are, and the thresholds in force, as the desk shows them."""
+
+from poimen.models import Artifact, KindPolicy
+from poimen.policies import Policies
+
+
+def kinds_known() -> list[str]:
+    """Every kind with a policy or an artifact (artifacts are thousands, not millions)."""
+    artifact_kinds = Artifact.objects.order_by().values_list("kind", flat=True).distinct()
+    return sorted(set(artifact_kinds) | set(KindPolicy.objects.values_list("kind", flat=True)))
+
+
+def thresholds() -> dict[str, float]:
+    """The thresholds of the kinds with a policy of their own."""
+    return dict(Policies.load().thresholds)
+
+
+def threshold_for(kind: str) -> float:
+    return Policies.load().threshold_for(kind)
+
+
+def default_threshold() -> float:
+    """The threshold of a kind without a policy of its own."""
+    return Policies.load().threshold_for("")

@@ -1,0 +1,120 @@
+"""The review lists: exclusions and near misses, filtered, as querysets ready for paging."""
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from django.db.models import Q, QuerySet, Value
+from django.db.models.functions import Greatest, Lower, StrIndex, Substr
+
+from poimen.derived_rule import at_most_threshold_condition
+from poimen.models import Artifact, Match, Record, Review
+from poimen.policies import Policies, report_floor
+from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
+
+
+@dataclass(frozen=True)
+class ListFilters:
+    q: str = ""
+    kind: str = ""
+    artifact: int | None = None
+    overlap_min: float | None = None
+    overlap_max: float | None = None
+    verdict: str = ""
+    source: str = ""
+    run: int | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    sort: str = "overlap"
+
+
+def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
+    if filters.kind:
+        # The kind's artifacts as a list of ids (thousands at most), not a join: the planner
+        # then walks the record indexes instead of hashing the whole table.
+        ids = list(Artifact.objects.filter(kind=filters.kind).values_list("id", flat=True))
+        queryset = queryset.filter(best_artifact_id__in=ids)
+    if filters.artifact:
+        # The artifact a record was matched to best, or any artifact it matched above the floor.
+        queryset = queryset.filter(
+            Q(best_artifact_id=filters.artifact)
+            | Q(id__in=Match.objects.filter(artifact_id=filters.artifact).values("record_id"))
+        )
+    if filters.overlap_min is not None:
+        queryset = queryset.filter(best_overlap__gte=filters.overlap_min)
+    if filters.overlap_max is not None:
+        queryset = queryset.filter(best_overlap__lte=filters.overlap_max)
+    if filters.source:
+        queryset = queryset.filter(source=filters.source)
+    if filters.run:
+        queryset = queryset.filter(run_id=filters.run)
+    if filters.date_from:
+        queryset = queryset.filter(created_at__gte=day_start(filters.date_from))
+    if filters.date_to:
+        queryset = queryset.filter(created_at__lt=day_start(filters.date_to + timedelta(days=1)))
+    if filters.q:
+        queryset = queryset.filter(text__icontains=filters.q)
+    return queryset
+
+
+def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
+    """Rows for a list: a snippet instead of the whole text, related rows in the same query."""
+    if filters.q:
+        # Start the snippet a little before the first hit, so the reader sees why it matched.
+        position = StrIndex(Lower("text"), Value(filters.q.lower()))
+        snippet_from = Greatest(position - SNIPPET_LEAD, 1)
+    else:
+        snippet_from = Value(1)
+    # One character more than is shown, so the template knows the text goes on (and says so).
+    snippet = Substr("text", snippet_from, SNIPPET_CHARS + 1)
+    queryset = queryset.select_related("best_artifact", "review", "review__reviewer", "run")
+    queryset = queryset.defer("text", "metadata", "coverage", "best_artifact__text")
+    queryset = queryset.defer("best_artifact__shingles")
+    return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
+
+
+def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
+    if sort == "time":
+        return queryset.order_by("-created_at", "-id")
+    return queryset.order_by("-best_overlap", "-id")
+
+
+def exclusion_list(*, filters: ListFilters) -> QuerySet:
+    """Records the filter or a reviewer excluded; with verdict "false_positive", the released."""
+    if filters.verdict == Review.Verdict.FALSE_POSITIVE:
+        queryset = Record.objects.filter(review__verdict=Review.Verdict.FALSE_POSITIVE)
+    else:
+        queryset = Record.objects.filter(status=Record.Status.EXCLUDED)
+        if filters.verdict == UNREVIEWED:
+            queryset = queryset.filter(review__isnull=True)
+        elif filters.verdict:
+            queryset = queryset.filter(review__verdict=filters.verdict)
+    queryset = _apply_common_filters(queryset, filters)
+    return _sorted(_for_listing(queryset, filters), filters.sort)
+
+
+def near_miss_condition() -> Q:
+    """Evidence at or over the reporting floor whose best overlap does not pass its kind's
+    threshold: a copy the filter may have let through."""
+    policies = Policies.load()
+    return Q(best_overlap__gte=report_floor()) & at_most_threshold_condition(
+        policies, policies.kinds
+    )
+
+
+def near_miss_list(*, filters: ListFilters) -> QuerySet:
+    """Near misses (evidence under its threshold, over the floor), best first."""
+    queryset = Record.objects.filter(near_miss_condition(), status=Record.Status.EVIDENCE)
+    queryset = _apply_common_filters(queryset, filters)
+    return _sorted(_for_listing(queryset, filters), filters.sort)
+
+
+def list_row(record_id: int) -> Record:
+    """One record as a list shows it (after a verdict changed it)."""
+    return _for_listing(Record.objects.filter(pk=record_id), ListFilters()).get()
+
+
+def export_rows(queryset: QuerySet):
+    """Every row of a filtered list, streamed: (record, best artifact) without loading them all."""
+    queryset = queryset.order_by("-id").select_related("best_artifact", "review")
+    queryset = queryset.defer("best_artifact__text", "best_artifact__shingles", "metadata")
+    return queryset.iterator(chunk_size=2000)

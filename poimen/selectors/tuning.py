@@ -1,0 +1,266 @@
+"""Threshold tuning: the overlap histogram of a kind and what a new threshold would do.
+
+A preview evaluates the derived rule (poimen.derived_rule, from filter.decision) on arrays of
+the kind's stored matches and coverage, so it answers as a threshold change would apply it.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count, F, FloatField
+from django.db.models.functions import Cast, Floor
+
+from poimen.derived_rule import derived_by_rows, derived_condition
+from poimen.models import Artifact, Match, Record, ThresholdChange
+from poimen.policies import Policies
+from poimen.selectors.cache import cached, data_version, decision_version, kept_in_process
+from poimen.selectors.common import UNREVIEWED, VERDICTS
+from poimen.selectors.kinds import kinds_known
+
+HISTOGRAM_BINS = 20
+# Above this many records the table's "held by another kind" is read for all records at once
+# rather than for a list of ids.
+HELD_BY_ID_LIMIT = 50_000
+
+
+@dataclass
+class Histogram:
+    kind: str
+    bins: int
+    # counts[verdict][bin]
+    counts: dict[str, list[int]]
+
+    @property
+    def totals(self) -> list[int]:
+        return [sum(self.counts[v][i] for v in VERDICTS) for i in range(self.bins)]
+
+
+def _binned(matches, *fields: str) -> list[dict]:
+    return list(
+        matches.annotate(bin=Cast(Floor(F("overlap") * HISTOGRAM_BINS), FloatField()))
+        .values("bin", *fields)
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+
+
+def _overlap_histogram(kind: str) -> Histogram:
+    """All matches of the kind binned once while the matches stand (overlaps change only with
+    ingest or refilter); the judged records' matches binned by verdict on each change."""
+    matches = Match.objects.filter(artifact__kind=kind)
+    everything = cached("binned", lambda _: _binned(matches), kind, version=decision_version)
+    counts = {verdict: [0] * HISTOGRAM_BINS for verdict in VERDICTS}
+
+    def index(row) -> int:
+        return min(max(int(row["bin"]), 0), HISTOGRAM_BINS - 1)
+
+    for row in everything:
+        counts[UNREVIEWED][index(row)] += row["n"]
+    for row in _binned(matches.filter(record__review__isnull=False), "record__review__verdict"):
+        counts[row["record__review__verdict"]][index(row)] += row["n"]
+        counts[UNREVIEWED][index(row)] -= row["n"]
+    return Histogram(kind=kind, bins=HISTOGRAM_BINS, counts=counts)
+
+
+def overlap_histogram(kind: str) -> Histogram:
+    """Stored matches of a kind by overlap (20 bins of 0.05), stacked by the verdict in force
+    on their record. Cached until the data changes."""
+    return cached("histogram", _overlap_histogram, kind)
+
+
+@dataclass
+class PreviewSample:
+    record_id: int
+    match_id: int
+    artifact: str
+    overlap: float
+    status: str
+    verdict: str | None
+    would_exceed: bool
+
+
+@dataclass
+class ThresholdPreview:
+    kind: str
+    value: float
+    current: float
+    newly_excluded: int
+    newly_released: int
+    flagged: dict[str, int]
+    sample: list[PreviewSample]
+
+    @property
+    def flagged_total(self) -> int:
+        return sum(self.flagged.values())
+
+
+VERDICT_CODES = {None: 0, **{v: n for n, v in enumerate(VERDICTS[1:], start=1)}}
+
+
+@dataclass(frozen=True)
+class DecisionTable:
+    """What the rule needs to decide, for every record that a `kind` threshold can decide
+    (sorted by id): the kind's stored matches (record position, overlap, shared), each record's
+    coverage by several of the kind's artifacts, whether another kind keeps it derived whatever
+    this threshold, and the filter's decision now. A preview is then arithmetic on arrays."""
+
+    kind: str
+    min_shared: int
+    ids: np.ndarray
+    derived: np.ndarray
+    held_by_other: np.ndarray
+    match_record: np.ndarray
+    match_overlap: np.ndarray
+    match_shared: np.ndarray
+    coverage: np.ndarray
+    coverage_artifacts: np.ndarray
+    coverage_shared: np.ndarray
+
+    def derived_at(self, threshold: float) -> np.ndarray:
+        """The filter's decision on each record were the kind's threshold `threshold`."""
+        return self.held_by_other | derived_by_rows(
+            match_record=self.match_record,
+            match_overlap=self.match_overlap,
+            match_shared=self.match_shared,
+            coverage=self.coverage,
+            coverage_artifacts=self.coverage_artifacts,
+            coverage_shared=self.coverage_shared,
+            threshold=threshold,
+            min_shared=self.min_shared,
+        )
+
+
+def _columns(rows: list[tuple], width: int) -> np.ndarray:
+    return np.array(rows, dtype=float).reshape(-1, width)
+
+
+def _decision_table(kind: str) -> DecisionTable:
+    policies = Policies.load()
+    kind_ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
+    matches = _columns(
+        list(
+            Match.objects.filter(artifact_id__in=kind_ids)
+            .values_list("record_id", "record__derived", "overlap", "shared")
+            .order_by()
+        ),
+        4,
+    )
+    covered = _columns(
+        list(
+            Record.objects.filter(coverage__has_key=kind).values_list(
+                "id",
+                "derived",
+                f"coverage__{kind}__coverage",
+                f"coverage__{kind}__artifacts",
+                f"coverage__{kind}__shared",
+            )
+        ),
+        5,
+    )
+    match_ids = matches[:, 0].astype(np.int64)
+    covered_ids = covered[:, 0].astype(np.int64)
+    ids = np.union1d(match_ids, covered_ids)
+    derived = np.zeros(len(ids), dtype=bool)
+    match_record = np.searchsorted(ids, match_ids)
+    derived[match_record] = matches[:, 1].astype(bool)
+    covered_at = np.searchsorted(ids, covered_ids)
+    derived[covered_at] = covered[:, 1].astype(bool)
+    coverage = np.zeros((3, len(ids)))
+    coverage[:, covered_at] = covered[:, 2:].T
+
+    # What keeps a record derived whatever this kind's threshold: another kind's rule.
+    held_by = Record.objects.filter(derived_condition(policies, set(kinds_known()) - {kind}))
+    if len(ids) < HELD_BY_ID_LIMIT:
+        held_by = held_by.filter(pk__in=ids.tolist())
+    held_ids = np.fromiter(held_by.values_list("id", flat=True), dtype=np.int64)
+
+    return DecisionTable(
+        kind=kind,
+        min_shared=policies.min_shared_for(kind),
+        ids=ids,
+        derived=derived,
+        held_by_other=np.isin(ids, held_ids),
+        match_record=match_record,
+        match_overlap=matches[:, 2],
+        match_shared=matches[:, 3],
+        coverage=coverage[0],
+        coverage_artifacts=coverage[1],
+        coverage_shared=coverage[2],
+    )
+
+
+def _verdicts(table: DecisionTable) -> np.ndarray:
+    """The verdict in force on each record of the table (0: none), from the judged records."""
+    codes = np.zeros(len(table.ids), dtype=np.int8)
+    judged = list(Record.objects.filter(review__isnull=False).values_list("id", "review__verdict"))
+    if judged and len(table.ids):
+        judged_ids = np.array([pk for pk, _ in judged], dtype=np.int64)
+        positions = np.minimum(np.searchsorted(table.ids, judged_ids), len(table.ids) - 1)
+        found = table.ids[positions] == judged_ids
+        codes[positions[found]] = [
+            VERDICT_CODES[verdict] for (_, verdict), hit in zip(judged, found, strict=True) if hit
+        ]
+    return codes
+
+
+def decision_table(kind: str) -> tuple[DecisionTable, np.ndarray]:
+    """The kind's decision table and the verdicts on its records. The table is kept in the
+    process while the filter's decisions stand (built once: about a second at 10^6 records,
+    again after an ingest, refilter or threshold change); the verdicts are read again after
+    any change (the judged records only)."""
+    table_key = f"{kind}:{decision_version()}"
+    table = kept_in_process("decision_table", table_key, lambda: _decision_table(kind))
+    verdict_key = f"{table_key}:{data_version()}"
+    verdicts = kept_in_process("decision_verdicts", verdict_key, lambda: _verdicts(table))
+    return table, verdicts
+
+
+def threshold_preview(kind: str, value: float) -> ThresholdPreview:
+    """What setting `kind`'s threshold to `value` would do, from the stored matches: the rule
+    services.threshold_change applies, on a decision table.
+
+    Newly excluded: evidence the filter would now call derived; newly released: exclusions it
+    would no longer call derived. Records a reviewer has judged keep their verdict and are
+    counted apart, by verdict."""
+    current = Policies.load().threshold_for(kind)
+    table, verdict = decision_table(kind)
+    derived_after = table.derived_at(value)
+    flips = derived_after != table.derived
+    by_verdict = np.bincount(verdict[flips], minlength=len(VERDICTS))
+    unreviewed = int(by_verdict[0])
+    flagged = {verdict: int(by_verdict[n]) for verdict, n in VERDICT_CODES.items() if verdict}
+    newly_derived = int(np.count_nonzero(flips & derived_after & (verdict == 0)))
+
+    near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
+    near = near.only(
+        "id", "overlap", "record_id", "artifact__name", "record__status", "record__review__verdict"
+    )
+    above = list(near.filter(overlap__gt=value).order_by("overlap", "id")[:5])
+    below = list(near.filter(overlap__lte=value).order_by("-overlap", "-id")[:5])
+    sample = [
+        PreviewSample(
+            record_id=m.record_id,
+            match_id=m.pk,
+            artifact=m.artifact.name,
+            overlap=m.overlap,
+            status=m.record.status,
+            verdict=m.record.review.verdict if m.record.review else None,
+            would_exceed=m.overlap > value,
+        )
+        for m in [*reversed(above), *below]
+    ]
+    return ThresholdPreview(
+        kind=kind,
+        value=value,
+        current=current,
+        newly_excluded=newly_derived,
+        newly_released=unreviewed - newly_derived,
+        flagged=flagged,
+        sample=sample,
+    )
+
+
+def threshold_changes(kind: str, limit: int = 20) -> list[ThresholdChange]:
+    return list(
+        ThresholdChange.objects.filter(kind=kind).select_related("actor").order_by("-id")[:limit]
+    )
