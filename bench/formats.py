@@ -2,17 +2,20 @@
 
     python -m bench.formats                  # 20,000 records a format
     python -m bench.formats --records 5000
+    python -m bench.formats --ingest         # and records_ingest of each into PostgreSQL
 
 Each format's corpus holds the same kind of ~1 KB assistant turns, written in the shapes real
 sessions have around them: Claude Code lines with their envelope, thinking and tool_use blocks
 and file-history snapshots; Codex rollouts with session_meta, turn_context, event_msg lines,
 reasoning and JSON-wrapped call outputs; Aider histories; ChatGPT mapping trees; Anthropic
 request documents; Gemini checkpoints; one .md file a record. Target: no format reads slower
-than half the records-JSONL rate.
+than half the records-JSONL rate. With --ingest, each corpus is also ingested (read, checked
+against 200 artifacts, written) into a freshly created PostgreSQL database.
 """
 
 import argparse
 import json
+import os
 import random
 import tempfile
 import time
@@ -319,39 +322,87 @@ def measure(folder: Path, passes: int) -> dict:
     return {"records": n, "seconds": best, "rate": n / best}
 
 
-def format_rates(n: int, seed: int = 7, passes: int = 3) -> dict[str, dict]:
+def measure_ingest(folder: Path) -> dict:
+    from poimen.services import records_ingest
+
+    started = time.perf_counter()
+    result = records_ingest(paths=[folder], workers=0)
+    seconds = time.perf_counter() - started
+    assert result.errors == 0, result.problems[:3]
+    return {"records": result.new, "seconds": seconds, "rate": result.new / seconds}
+
+
+def _ingest_setup(database_url: str, tmp: Path, seed: int) -> None:
+    """A fresh PostgreSQL database holding 200 artifacts."""
+    from bench.ingest import recreate_database
+
+    recreate_database(database_url)
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["POIMEN_MANIFEST"] = str(tmp / "manifest.jsonl")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from poimen.services import artifact_register
+
+    call_command("migrate", verbosity=0)
+    texts = Texts(seed - 1)
+    for number in range(200):
+        artifact_register(kind="skill", name=f"skill-{number}", text=texts.turn(3000))
+
+
+def format_rates(n: int, seed: int = 7, passes: int = 3, database_url=None) -> dict:
     rows = {}
     with tempfile.TemporaryDirectory(prefix="poimen-bench-formats-") as tmp:
+        if database_url:
+            _ingest_setup(database_url, Path(tmp), seed)
         for number, (name, write) in enumerate(FORMATS.items()):
             folder = Path(tmp) / name
             folder.mkdir()
             write(folder, n, Texts(seed + number))
-            rows[name] = measure(folder, passes)
+            rows[name] = {"read": measure(folder, passes)}
+            if database_url:
+                rows[name]["ingest"] = measure_ingest(folder)
     return rows
 
 
-def print_rates(rows: dict[str, dict]) -> bool:
-    base = rows["records"]["rate"]
-    print(f"{'format':<14}{'records':>10}{'seconds':>10}{'records/s':>12}{'x records':>11}")
-    for name, row in rows.items():
-        print(
-            f"{name:<14}{row['records']:>10,}{row['seconds']:>10.2f}{row['rate']:>12,.0f}"
-            f"{row['rate'] / base:>11.2f}"
-        )
-    slow = [name for name, row in rows.items() if row["rate"] < base / 2]
-    print("every format at least half the records-JSONL rate" if not slow else f"SLOW: {slow}")
-    return not slow
+def print_rates(rows: dict) -> bool:
+    ok = True
+    for phase in ("read", "ingest"):
+        if phase not in rows["records"]:
+            continue
+        base = rows["records"][phase]["rate"]
+        print(f"\n{phase}: records/s per format, against records JSONL")
+        print(f"{'format':<14}{'records':>10}{'seconds':>10}{'records/s':>12}{'x records':>11}")
+        for name, row in rows.items():
+            row = row[phase]
+            print(
+                f"{name:<14}{row['records']:>10,}{row['seconds']:>10.2f}{row['rate']:>12,.0f}"
+                f"{row['rate'] / base:>11.2f}"
+            )
+        slow = [name for name, row in rows.items() if row[phase]["rate"] < base / 2]
+        print("every format at least half the records-JSONL rate" if not slow else f"SLOW: {slow}")
+        ok = ok and not slow
+    return ok
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=20_000)
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--ingest", action="store_true", help="ingest each corpus too")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get(
+            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/poimen_bench"
+        ),
+        help="the PostgreSQL database --ingest drops and creates",
+    )
     args = parser.parse_args(argv)
-    import os
-
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
-    print_rates(format_rates(args.records, passes=args.passes))
+    url = args.database_url if args.ingest else None
+    print_rates(format_rates(args.records, passes=args.passes, database_url=url))
 
 
 if __name__ == "__main__":
