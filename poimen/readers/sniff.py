@@ -66,29 +66,38 @@ def read_sources(
                 yield Problem(str(path), None, f"cannot read: {error.strerror or error}")
             continue
         if stat.S_ISDIR(info.st_mode):
-            for file in _files_under(path):
+            for file, resolved in _files_under(path):
                 if isinstance(file, Problem):
                     yield file
                 else:
-                    hidden = file.name.startswith(".")
+                    hidden = os.path.basename(file).startswith(".")
                     yield from read_file(
-                        file, default_source=default_source, only_aider=hidden, **limits
+                        file,
+                        resolved=resolved,
+                        default_source=default_source,
+                        only_aider=hidden,
+                        **limits,
                     )
         else:
             yield from read_file(path, default_source=default_source, **limits)
 
 
-def _files_under(folder: Path) -> Iterator[Path | Problem]:
+def _files_under(folder: Path) -> Iterator[tuple[str | Problem, str | None]]:
     """Files in a stable order, hidden folders left out; symbolic links to folders are not
     followed, so a link loop is never entered. Hidden files are read only when they are an
-    Aider history (aider writes .aider.chat.history.md): the rest (the manifest) is not input."""
+    Aider history (aider writes .aider.chat.history.md): the rest (the manifest) is not input.
+    With each file, its real folder: the walk never follows a link, so it is found once."""
     problems = []
-    walk = os.walk(folder, onerror=lambda e: problems.append(_walk_problem(e)))
+    folder = str(folder)
+    real = os.path.realpath(folder)
+    walk = os.walk(folder, onerror=lambda e: problems.append((_walk_problem(e), None)))
     for root, dirs, files in walk:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         yield from problems
         problems.clear()
-        yield from (Path(root) / name for name in sorted(files))
+        real_root = real + root[len(folder) :]
+        for name in sorted(files):
+            yield os.path.join(root, name), os.path.join(real_root, name)
     yield from problems
 
 
@@ -97,8 +106,9 @@ def _walk_problem(error: OSError) -> Problem:
 
 
 def read_file(
-    path: Path,
+    path: Path | str,
     *,
+    resolved: str | None = None,
     max_record_bytes: int,
     max_document_bytes: int,
     default_source=None,
@@ -110,7 +120,9 @@ def read_file(
         if not stat.S_ISREG(info.st_mode):
             yield Problem(shown, None, "not a regular file (a FIFO, socket or device): not read")
             return
-        ctx = FileContext(shown, os.path.realpath(path), default_source)
+        if resolved is None or stat.S_ISLNK(os.lstat(path).st_mode):
+            resolved = os.path.realpath(path)
+        ctx = FileContext(shown, resolved, default_source)
         with open(path, "rb") as stream:
             items = _read_stream(
                 stream, info.st_size, ctx, max_record_bytes, max_document_bytes, only_aider
@@ -164,7 +176,10 @@ def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_a
     elif looks_like_aider([line.decode("utf-8", "replace") for line in lines[:50]]):
         yield from read_aider(_text_lines(stream, ctx, max_record_bytes), ctx)
     else:
-        yield from read_document(stream, ctx, size=size, max_record_bytes=max_record_bytes)
+        whole = head if size < SNIFF_BYTES else None  # the sniff read it all
+        yield from read_document(
+            stream, ctx, size=size, max_record_bytes=max_record_bytes, raw=whole
+        )
 
 
 def _is_binary(head: bytes) -> bool:

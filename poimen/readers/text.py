@@ -7,8 +7,12 @@ from poimen.readers.base import FileContext, Item, too_big
 DOCUMENT = "document"
 
 
-def read_document(stream, ctx: FileContext, *, size: int, max_record_bytes: int) -> Iterator[Item]:
-    raw = stream.read(min(size, max_record_bytes) + 1)
+def read_document(
+    stream, ctx: FileContext, *, size: int, max_record_bytes: int, raw: bytes | None = None
+) -> Iterator[Item]:
+    """The file as one record; `raw` is its content when it was read already."""
+    if raw is None or len(raw) > max_record_bytes:
+        raw = stream.read(min(size, max_record_bytes) + 1)
     if len(raw) > max_record_bytes:
         yield ctx.problem(too_big(size, max_record_bytes), line=None)
         return
