@@ -161,11 +161,9 @@ def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_a
     json_lines = sum(_is_json_object(line) for line in lines[:50])
     if not lines and first == b"{":
         json_lines = 1  # a first line longer than the sniff: read as a line, and refused
-    # Pretty-printed JSON (its first line no object of its own), a file of one line, or a
-    # document on one line longer than the sniff.
-    if (first == b"[" and not lines) or (
-        first in (b"{", b"[") and lines and (len(lines) == 1 or not _is_json_object(lines[0]))
-    ):
+    # An array, or pretty-printed JSON (its first line no object of its own); an object on
+    # one line is read as a JSON line, which may be a document of messages.
+    if first == b"[" or (first == b"{" and lines and not _is_json_object(lines[0])):
         document = yield from _read_json_document(stream, size, ctx, max_document_bytes)
         if document is not None:
             yield from document
@@ -222,7 +220,7 @@ def _read_json_document(stream, size, ctx, limit):
     items = read_json_document(value, ctx)
     if items is None:
         if isinstance(value, dict):
-            return None  # one JSON line in a file of its own
+            return None  # JSON lines after all, one of them spread over several lines
         yield ctx.problem("unknown transcript shape: a JSON array of no known format", line=None)
         return iter(())
     return items
@@ -300,5 +298,9 @@ def _read_json_lines(stream, ctx: FileContext, limit: int) -> Iterator[Item]:
                 yield from read(obj, ctx)
                 break
         else:
+            document = read_json_document(obj, ctx)  # a request of messages, on one line
+            if document is not None:
+                yield from document
+                continue
             keys = ", ".join(sorted(obj)[:8]) or "none"
             yield ctx.problem(f"unknown transcript shape (keys: {keys})")
