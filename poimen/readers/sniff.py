@@ -220,8 +220,11 @@ def _read_json_document(stream, size, ctx, limit):
     items = read_json_document(value, ctx)
     if items is None:
         if isinstance(value, dict):
-            return None  # JSON lines after all, one of them spread over several lines
-        yield ctx.problem("unknown transcript shape: a JSON array of no known format", line=None)
+            keys = ", ".join(sorted(value)[:8]) or "none"
+            why = f"unknown transcript shape: a JSON document (keys: {keys})"
+        else:
+            why = "unknown transcript shape: a JSON array of no known format"
+        yield ctx.problem(why, line=None)
         return iter(())
     return items
 

@@ -223,6 +223,16 @@ def test_an_object_with_messages_on_one_line_is_a_document(read, tmp_path):
     assert problems == [] and [(r.role, r.text) for r in records] == [("user", "hi")]
 
 
+def test_a_pretty_printed_document_of_no_known_shape_is_one_problem(read, tmp_path):
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps({"sessionId": "s1", "turns": []}, indent=2), "utf-8")
+    records, problems, _ = read(path)
+    assert records == []
+    assert [str(p) for p in problems] == [
+        f"{path}: unknown transcript shape: a JSON document (keys: sessionId, turns)"
+    ]
+
+
 def test_plain_markdown_stays_one_record(read, tmp_path):
     path = tmp_path / "notes.md"
     path.write_text("# Retro\n\n#### Went well  \n\n- the backfill\n", encoding="utf-8")
