@@ -29,7 +29,7 @@ def claude_code_identities(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0006_kindpolicy_defaults_from_settings'),
+        ('poimen', '0008_role_groups'),
     ]
 
     operations = [
