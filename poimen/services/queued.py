@@ -25,6 +25,7 @@ from poimen.index_version import LiveIndex
 from poimen.models import Artifact, IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
 from poimen.readers import Candidate, Problem
+from poimen.services.batches import record_keys
 from poimen.services.common import InputError, batch_size_or_default
 from poimen.services.decisions import (
     RefilterResult,
@@ -41,6 +42,7 @@ from poimen.services.ingest import (
     check_source_label,
     read_input,
     run_finish,
+    run_heartbeat,
     run_start,
 )
 
@@ -164,7 +166,7 @@ def records_ingest_queued(
     def settle(below: int) -> None:
         for fresh, row in batches.done(below=below):
             for candidate in fresh:
-                in_flight.discard((candidate.source, candidate.external_id))
+                in_flight.difference_update(record_keys(candidate))
             if row.state == QueuedBatch.State.WRITTEN:
                 result.new += row.counts["new"]
                 result.already += row.counts["already"]
@@ -176,7 +178,7 @@ def records_ingest_queued(
                         result.problems.append(line)
                     if on_problem:
                         on_problem(line)
-            IngestRun.objects.filter(pk=run.pk).update(counts=result.as_counts())
+            run_heartbeat(run, result)
             if on_progress:
                 on_progress(result)
 
@@ -184,7 +186,7 @@ def records_ingest_queued(
         fresh = _fresh_only(batch, in_flight, result)
         if not fresh:
             continue
-        in_flight.update((c.source, c.external_id) for c in fresh)
+        in_flight.update(key for c in fresh for key in record_keys(c))
         batches.send(fresh, len(fresh), [run.pk, filtered, [dataclasses.asdict(c) for c in fresh]])
         settle(below=settings.POIMEN_QUEUE_IN_FLIGHT)
     settle(below=1)
@@ -319,7 +321,14 @@ def queued_ingest_write(
             return
         # The command left out what was stored when it sent the batch; a record another ingest
         # stored since is caught by the unique constraint and counted as already ingested.
-        _write_batch_once(batch, checked, run=run, artifact_index=artifact_index, result=result)
+        _write_batch_once(
+            batch,
+            checked,
+            run=run,
+            artifact_index=artifact_index,
+            result=result,
+            checked_under=artifact_index.policies if artifact_index else None,
+        )
         counts = {"new": result.new, "already": result.already, "excluded": dict(result.excluded)}
         _written(row, worker, counts)
 
