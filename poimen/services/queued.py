@@ -147,6 +147,7 @@ def records_ingest_queued(
     actor=None,
     on_problem: Callable[[str], None] | None = None,
     on_progress: Callable[[IngestResult], None] | None = None,
+    on_skipped: Callable[[str], None] | None = None,
 ) -> IngestResult:
     """records_ingest with the checking and writing done by the queue's workers: the input is
     read and split here, each batch of records not stored yet is sent, and the run ends with
@@ -182,7 +183,8 @@ def records_ingest_queued(
             if on_progress:
                 on_progress(result)
 
-    for batch in _candidate_batches(read_input(paths, source), batch_size, result, on_problem):
+    items = read_input(paths, source)
+    for batch in _candidate_batches(items, batch_size, result, on_problem, on_skipped):
         fresh = _fresh_only(batch, in_flight, result)
         if not fresh:
             continue

@@ -104,9 +104,9 @@ def test_a_queued_ingest_stores_what_a_local_ingest_stores(
     path = write_input(tmp_path / "records.jsonl", 1200)
     queue_workers(env, "one"), queue_workers(env, "two")
 
-    code, out, err = ingest(env, path, "--queue", "--source", "lab")
+    code, out, err = ingest(env, path, "--queue", "--verbose", "--source", "lab")
     local_code, local_out, local_err = ingest(
-        {**env, "CELERY_BROKER_URL": ""}, path, "--source", "lab-local", "--workers", "0"
+        {**env, "CELERY_BROKER_URL": ""}, path, "--verbose", "--source", "lab-local"
     )
 
     assert code == local_code == 2, err  # the bad line, reported the same way
