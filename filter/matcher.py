@@ -142,16 +142,24 @@ class DerivedFilter:
         if not self.artifacts or not len(shingles):
             return verdicts
         # Candidates first, by the shingles that are not boilerplate; only a record that has
-        # candidates pays for all of its postings.
-        query, artifact_no, _ = self._index.lookup(shingles, max_run=self._max_run())
+        # candidates and some boilerplate pays for all of its postings.
+        query, artifact_no, artifact_pos, left_out = self._index.lookup_distinctive(
+            shingles, max_run=self._max_run()
+        )
         owner = np.searchsorted(firsts, query, side="right") - 1
+        incomplete = set((np.searchsorted(firsts, left_out, side="right") - 1).tolist())
         for record, numbers in self._candidates(owner, artifact_no, n_tokens):
-            record_shingles = shingles[firsts[record] : firsts[record + 1]]
-            verdicts[record] = self._verdict(record_shingles, numbers, n_tokens[record])
+            if record in incomplete:
+                anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
+            else:
+                # owner is sorted (the lookup keeps the shingles' order)
+                lo, hi = np.searchsorted(owner, (record, record + 1))
+                anchors = (query[lo:hi] - firsts[record], artifact_no[lo:hi], artifact_pos[lo:hi])
+            verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
-    def _verdict(self, shingles: np.ndarray, candidates: list[int], n_tokens: int) -> Verdict:
-        record_pos, artifact_no, artifact_pos = self._index.lookup(shingles)
+    def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
+        record_pos, artifact_no, artifact_pos = anchors
         matches = []
         for number in candidates:
             rows = np.flatnonzero(artifact_no == number)
