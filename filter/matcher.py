@@ -147,15 +147,28 @@ class DerivedFilter:
             shingles, max_run=self._max_run()
         )
         owner = np.searchsorted(firsts, query, side="right") - 1
-        incomplete = set((np.searchsorted(firsts, left_out, side="right") - 1).tolist())
-        for record, numbers in self._candidates(owner, artifact_no, n_tokens):
-            if record in incomplete:
+        left_over = np.bincount(
+            np.searchsorted(firsts, left_out, side="right") - 1, minlength=len(texts)
+        )
+        # A record with enough boilerplate to make a match of it alone may be a copy of that
+        # boilerplate: of a skill kept in many versions, of a section a whole collection of
+        # pages shares. Its candidates are chosen from all its anchors.
+        whole = left_over >= min(self._artifact_min_shared)
+        for record, numbers in self._candidates(
+            owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens, left_over
+        ):
+            if left_over[record]:
                 anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
             else:
                 # owner is sorted (the lookup keeps the shingles' order)
                 lo, hi = np.searchsorted(owner, (record, record + 1))
                 anchors = (query[lo:hi] - firsts[record], artifact_no[lo:hi], artifact_pos[lo:hi])
             verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
+        for record in np.flatnonzero(whole).tolist():
+            anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
+            everyone = np.zeros(len(anchors[1]), dtype=np.int64)
+            for _, numbers in self._candidates(everyone, anchors[1], [n_tokens[record]], [0]):
+                verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
     def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
@@ -174,27 +187,29 @@ class DerivedFilter:
         """Postings beyond which a shingle is boilerplate for choosing candidates."""
         return max(16, len(self.artifacts) // 1000)
 
-    def _candidates(self, owner: np.ndarray, artifact_no: np.ndarray, n_tokens: list[int]):
+    def _candidates(self, owner, artifact_no, n_tokens: list[int], left_over):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
-        count, judged by their distinctive anchors (`owner` says whose record each is).
+        count, judged by their distinctive anchors (`owner` says whose record each is) and, for
+        each record, `left_over`: how many of its shingles were left out as boilerplate.
 
         Boilerplate (a shingle in more than max(16, 0.1%) of the artifacts) does not make an
-        artifact a candidate: the anchors that do are those it shares with few others. Among
-        those, the bounds are exact: a match holds no more shared shingles than its anchors,
-        so one with fewer than its kind's min_shared never exceeds; and a passage of n
-        anchors spans at most n * MAX_GAP tokens in either text, so one with fewer than that
-        cannot reach min_overlap of the smaller text. Once a candidate, every anchor counts,
-        boilerplate included.
+        artifact a candidate: the anchors that do are those it shares with few others. The
+        bounds are exact: a match holds no more shared shingles than its anchors, distinctive
+        and left over, so one with fewer than its kind's min_shared never exceeds; and a
+        passage of n anchors spans at most n * MAX_GAP tokens in either text, so one with
+        fewer than that cannot reach min_overlap of the smaller text. Once a candidate, every
+        anchor counts, boilerplate included.
         """
         tokens, min_shared = self._candidate_arrays
         if len(tokens) != len(self.artifacts):
             tokens = np.array(self._artifact_tokens, dtype=np.int64)
             min_shared = np.array(self._artifact_min_shared, dtype=np.int64)
             self._candidate_arrays = (tokens, min_shared)
-        if len(artifact_no) < MIN_ANCHORS:
+        if not len(artifact_no):
             return
         pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
         records, numbers = np.divmod(pairs, len(tokens))
+        counts = counts + np.asarray(left_over, dtype=np.int64)[records]
         smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])
         keep = (counts >= min_shared[numbers]) & (counts * MAX_GAP >= self.min_overlap * smaller)
         records, numbers = records[keep].tolist(), numbers[keep].tolist()
