@@ -16,14 +16,13 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter
+from filter import ArtifactRecord, DerivedFilter, renderings
 from tests.texts import (
     COLLECTION_PAGES,
     REFERENCE_NAMES,
     SKILL_NAMES,
     collection_page,
     reference,
-    reformat,
     skill,
     turn,
 )
@@ -93,7 +92,7 @@ def derived_filter(request, plain_filter, crowded_filter) -> DerivedFilter:
 @pytest.mark.parametrize("seed", range(12))
 def test_slice_of_100_to_140_words_of_a_long_artifact_is_excluded(derived_filter, seed):
     words = 100 + seed * 40 // 11
-    record = reformat.word_slice(reference(GUIDE), words=words, seed=seed)
+    record = renderings.word_slice(reference(GUIDE), words=words, seed=seed)
 
     verdict = derived_filter.check(record)
 
@@ -106,7 +105,7 @@ def test_slice_of_100_to_140_words_of_a_long_artifact_is_excluded(derived_filter
 def test_slice_of_a_collection_page_kept_in_many_versions_is_excluded(crowded_filter, seed):
     # from the page's own sections, after the ones every page shares
     own = collection_page("backup").split("Security problems go to")[1]
-    record = reformat.word_slice(own, words=110, seed=seed)
+    record = renderings.word_slice(own, words=110, seed=seed)
 
     verdict = crowded_filter.check(record)
 
@@ -128,7 +127,7 @@ def test_verbatim_copy_of_a_skill_kept_in_twenty_versions_is_excluded(crowded_fi
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("name", SKILL_NAMES)
 def test_copy_with_about_one_word_in_ten_edited_at_random_is_excluded(derived_filter, name, seed):
-    copy = reformat.edit_words_at_random(skill(name), rate=0.1, seed=seed)
+    copy = renderings.edit_words_at_random(skill(name), rate=0.1, seed=seed)
     # about a word in ten differs
     assert SequenceMatcher(None, copy.split(), skill(name).split()).ratio() < 0.97
 
@@ -140,7 +139,7 @@ def test_copy_with_about_one_word_in_ten_edited_at_random_is_excluded(derived_fi
 
 @pytest.mark.parametrize("seed", range(4))
 def test_long_reference_edited_at_random_is_excluded(derived_filter, seed):
-    copy = reformat.edit_words_at_random(reference(GUIDE), rate=0.1, seed=seed)
+    copy = renderings.edit_words_at_random(reference(GUIDE), rate=0.1, seed=seed)
 
     verdict = derived_filter.check(copy)
 
@@ -152,7 +151,7 @@ def test_long_reference_edited_at_random_is_excluded(derived_filter, seed):
 
 
 def share_of(text: str, share: float, *, seed: int) -> str:
-    return reformat.word_slice(text, words=int(len(text.split()) * share), seed=seed)
+    return renderings.word_slice(text, words=int(len(text.split()) * share), seed=seed)
 
 
 PAIRS = [
