@@ -27,18 +27,21 @@ _QUOTES = r"(?:[^\S\n]*>)*"
 # the first line), and the tag rule with "<": the regex engine can then skip ahead to those two
 # characters instead of trying every rule at every position.
 _FENCE_OR_NUMBER = r"(?:(?:`{3,}|~{3,})[^\n]*|(?:[-*+][^\S\n]+)?\d{1,9}[.)](?=\s|\Z))"
-_MARKUP = re.compile(
-    rf"""
+_LINE_START = rf"""
     # after any gutter, quote marks and bullet: a code fence line, its info string included
     # ("```python", "~~~ {{.sh}}"), or a list number ("1.", "2)")
     \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*{_FENCE_OR_NUMBER}
     # else a bare gutter
     | \n{_GUTTER}
-    # an HTML tag, attributes and all
-    | </?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>
-    """,
-    re.VERBOSE,
-)
+"""
+# an HTML tag, attributes and all
+_TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>"
+_MARKUP = re.compile(rf"{_LINE_START} | {_TAG}", re.VERBOSE)
+# The same rules apart, for the words alone: each pass searches for its one first character,
+# about twice as fast as the two together. A tag never holds a line break, and the line pass
+# leaves one where it cut, so the tag pass finds the tags the rules together find.
+_LINE_MARKUP = re.compile(_LINE_START, re.VERBOSE)
+_TAG_MARKUP = re.compile(_TAG, re.VERBOSE)
 
 # ASCII text (the common case) is lower-cased in one go; no offset can move. The hot path
 # finds the words as bytes, which is what they are hashed as.
@@ -176,9 +179,15 @@ def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, b
     return "".join(out), pieces
 
 
+def _strip_for_words(text: str) -> str:
+    """`text` with wordless markup cut out: the same words as strip_markup gives, for less (a
+    replacement string is cheaper than a call per match)."""
+    return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + text))
+
+
 def words(text: str) -> list[str]:
     """The normalised words of `text`, without offsets."""
-    stripped = strip_markup(text)
+    stripped = _strip_for_words(text)
     if stripped.isascii():
         return _ASCII_WORD.findall(stripped.lower())
     return _non_ascii_words(stripped)
@@ -186,7 +195,7 @@ def words(text: str) -> list[str]:
 
 def word_bytes(text: str) -> list[bytes]:
     """The normalised words of `text` as UTF-8: the hot path of every check."""
-    stripped = strip_markup(text)
+    stripped = _strip_for_words(text)
     if stripped.isascii():
         return _ASCII_WORD_BYTES.findall(stripped.encode().lower())
     found = _non_ascii_words(stripped)

@@ -215,6 +215,7 @@ def test_words_and_tokenise_agree_on_the_non_ascii_real_text_holds():
         + ["\u0301", "\u0308", "\ufe0f", "\u20e3", "\u064e", "\u0947", "\u0e34"]
         + ["\U0001d165", "\U00011001", "\U000e0100", "\U0001f3fb"]
         + ["\u00ad", "\u200b", "\u200d", "\u2060", "\ufeff", "\n", "\n1. ", "\n```py\n", "<b>"]
+        + ["<a", 'href="x">', "</p>", "\n12: ", "\n12:", "\n    7→", "\n3\t", "\n> ", "\n- 2) "]
         + ["\u1100", "\u1161", "\u11a8", "\ud7b0"]
     )
     for _ in range(4000):
