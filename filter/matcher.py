@@ -155,7 +155,7 @@ class DerivedFilter:
         # pages shares. Its candidates are chosen from all its anchors.
         whole = left_over >= min(self._artifact_min_shared)
         for record, numbers in self._candidates(
-            owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens, left_over
+            owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens
         ):
             if left_over[record]:
                 anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
@@ -167,7 +167,7 @@ class DerivedFilter:
         for record in np.flatnonzero(whole).tolist():
             anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
             everyone = np.zeros(len(anchors[1]), dtype=np.int64)
-            for _, numbers in self._candidates(everyone, anchors[1], [n_tokens[record]], [0]):
+            for _, numbers in self._candidates(everyone, anchors[1], [n_tokens[record]]):
                 verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
@@ -187,18 +187,18 @@ class DerivedFilter:
         """Postings beyond which a shingle is boilerplate for choosing candidates."""
         return max(16, len(self.artifacts) // 1000)
 
-    def _candidates(self, owner, artifact_no, n_tokens: list[int], left_over):
+    def _candidates(self, owner, artifact_no, n_tokens: list[int]):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
-        count, judged by their distinctive anchors (`owner` says whose record each is) and, for
-        each record, `left_over`: how many of its shingles were left out as boilerplate.
+        count, judged by the anchors given (`owner` says whose record each is).
 
         Boilerplate (a shingle in more than max(16, 0.1%) of the artifacts) does not make an
-        artifact a candidate: the anchors that do are those it shares with few others. The
-        bounds are exact: a match holds no more shared shingles than its anchors, distinctive
-        and left over, so one with fewer than its kind's min_shared never exceeds; and a
-        passage of n anchors spans at most n * MAX_GAP tokens in either text, so one with
-        fewer than that cannot reach min_overlap of the smaller text. Once a candidate, every
-        anchor counts, boilerplate included.
+        artifact a candidate, unless the record has enough of it to make a match alone
+        (check_many): the anchors that do are those it shares with few others. Among those,
+        the bounds are exact: a match holds no more shared shingles than its anchors, so one
+        with fewer than its kind's min_shared never exceeds; and a passage of n anchors spans
+        at most n * MAX_GAP tokens in either text, so one with fewer than that cannot reach
+        min_overlap of the smaller text. Once a candidate, every anchor counts, boilerplate
+        included.
         """
         tokens, min_shared = self._candidate_arrays
         if len(tokens) != len(self.artifacts):
@@ -209,7 +209,6 @@ class DerivedFilter:
             return
         pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
         records, numbers = np.divmod(pairs, len(tokens))
-        counts = counts + np.asarray(left_over, dtype=np.int64)[records]
         smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])
         keep = (counts >= min_shared[numbers]) & (counts * MAX_GAP >= self.min_overlap * smaller)
         records, numbers = records[keep].tolist(), numbers[keep].tolist()
