@@ -93,6 +93,7 @@ class DerivedFilter:
         # Per artifact number, for choosing candidates with numpy rather than a Python loop.
         self._artifact_tokens: list[int] = []
         self._artifact_min_shared: list[int] = []
+        self._fewest_min_shared = 0
         self._candidate_arrays = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def threshold_for(self, kind: str) -> float:
@@ -126,7 +127,9 @@ class DerivedFilter:
         self._index.add(len(self.artifacts), artifact.shingles)
         self.artifacts.append(artifact)
         self._artifact_tokens.append(artifact.n_tokens)
-        self._artifact_min_shared.append(max(MIN_ANCHORS, self.min_shared_for(artifact.kind)))
+        needed = max(MIN_ANCHORS, self.min_shared_for(artifact.kind))
+        self._artifact_min_shared.append(needed)
+        self._fewest_min_shared = min(self._fewest_min_shared or needed, needed)
         return artifact
 
     def check(self, text: str) -> Verdict:
@@ -153,7 +156,7 @@ class DerivedFilter:
         # A record with enough boilerplate to make a match of it alone may be a copy of that
         # boilerplate: of a skill kept in many versions, of a section a whole collection of
         # pages shares. Its candidates are chosen from all its anchors.
-        whole = left_over >= min(self._artifact_min_shared)
+        whole = left_over >= self._fewest_min_shared
         for record, numbers in self._candidates(
             owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens
         ):
