@@ -5,10 +5,10 @@
 
 The corpus is the long description (the README PyPI shows) in the METADATA of each wheel in
 PACKAGES, pinned by version, plus the markdown the tests carry (tests/texts/, read as files).
-A third of the packages are documented in Chinese, Japanese, Korean, Russian, Arabic, Thai,
-Vietnamese, Portuguese, Spanish, Turkish or Czech, or lean on emoji, arrows and box drawing;
-the rest are well-known English-documented projects, whose READMEs carry em dashes, smart
-quotes and the odd emoji of their own. The texts stay under their projects' licences, so they
+About half of the packages were picked for READMEs in Chinese, Japanese, Korean, Russian,
+Arabic, Vietnamese, Portuguese or Spanish, or leaning on emoji, arrows and box drawing (from
+the package list's summaries); the rest are well-known English-documented projects, whose
+READMEs carry em dashes, smart quotes and the odd emoji of their own. The texts stay under their projects' licences, so they
 are not committed: `gather` downloads the wheels with pip (no dependencies, wheels only) into
 bench/.cache/wheels/ and writes bench/.cache/realtext-v1.jsonl; both are gitignored, and a
 second run reads them offline. A package pip cannot fetch is skipped and named.
@@ -90,10 +90,7 @@ class Document:
 def _download(requirements: list[str], *, say) -> list[str]:
     """pip download what is not in WHEELS yet; the requirements pip could not fetch."""
     WHEELS.mkdir(parents=True, exist_ok=True)
-    have = {
-        path.name.split("-")[0].lower() + "==" + path.name.split("-")[1]
-        for path in WHEELS.glob("*.whl")
-    }
+    have = {_wheel_key("==".join(path.name.split("-")[:2])) for path in WHEELS.glob("*.whl")}
     missing = [r for r in requirements if _wheel_key(r) not in have]
     failed: list[str] = []
     # One pip call per batch saves its start-up and index reads; a batch with a requirement
