@@ -92,6 +92,30 @@ def command():
             process.wait(timeout=10)
 
 
+def kill_inside_a_batch(database, worker, name, run) -> int:
+    """SIGKILL the worker `name` while it is inside a batch; return the batch's number. The
+    worker is frozen first (SIGSTOP) and killed only if its batch is still unwritten then,
+    else let go until it takes the next one."""
+    claimed = (
+        "SELECT COALESCE(MAX(number), 0) FROM poimen_queuedbatch"
+        f" WHERE state = 'sent' AND worker LIKE '{name}@%'"
+    )
+    deadline = time.monotonic() + 40
+    while True:
+        assert time.monotonic() < deadline and run.poll() is None, "no batch was ever taken"
+        number = database.value(claimed)
+        if not number:
+            time.sleep(0.01)
+            continue
+        os.killpg(worker.pid, signal.SIGSTOP)
+        time.sleep(0.2)  # a commit already on its way lands
+        state = f"SELECT state FROM poimen_queuedbatch WHERE number = {number}"
+        if database.value(state) == "sent":
+            os.killpg(worker.pid, signal.SIGKILL)
+            return number
+        os.killpg(worker.pid, signal.SIGCONT)
+
+
 def queue_env(database, broker, **extra):
     return {**database.env, "CELERY_BROKER_URL": broker, **extra}
 
@@ -130,20 +154,14 @@ def test_a_worker_killed_mid_batch_leaves_every_record_stored_once(
     path = write_input(tmp_path / "records.jsonl", 8000)
     doomed = queue_workers(env, "doomed")
     run = command(env, "ingest", "--queue", "--batch-size", "1000", "--source", "lab", str(path))
-    deadline = time.monotonic() + 40
-    claimed = (
-        "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state = 'sent' AND worker LIKE 'doomed@%'"
-    )
-    while not (database.value(claimed) and database.value("SELECT COUNT(*) FROM poimen_record")):
-        assert time.monotonic() < deadline and run.poll() is None, "no batch was ever taken"
-        time.sleep(0.01)
-    os.killpg(doomed.pid, signal.SIGKILL)
+    number = kill_inside_a_batch(database, doomed, "doomed", run)
     queue_workers(env, "survivor")
 
     out, err = run.communicate(timeout=55)
     assert run.returncode == 2, err.decode()  # the bad line only
     assert "read 8001, new 8000, already ingested 1" in out.decode()
-    assert database.value("SELECT MAX(attempts) FROM poimen_queuedbatch") >= 2  # delivered again
+    again = f"SELECT attempts FROM poimen_queuedbatch WHERE number = {number}"
+    assert database.value(again) >= 2  # the batch it died inside, delivered again
     assert_once(database, 8000, copies=200)
 
 
@@ -156,12 +174,7 @@ def test_a_batch_that_fails_for_good_is_reported_by_line_and_the_rest_is_kept(
     path = write_input(tmp_path / "records.jsonl", 4000)
     doomed = queue_workers({**env, "POIMEN_QUEUE_MAX_ATTEMPTS": "1"}, "doomed")
     run = command(env, "ingest", "--queue", "--batch-size", "1000", "--source", "lab", str(path))
-    claimed = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state = 'sent' AND worker <> ''"
-    deadline = time.monotonic() + 40
-    while not database.value(claimed):
-        assert time.monotonic() < deadline and run.poll() is None, "no batch was ever taken"
-        time.sleep(0.01)
-    os.killpg(doomed.pid, signal.SIGKILL)
+    number = kill_inside_a_batch(database, doomed, "doomed", run)
     queue_workers({**env, "POIMEN_QUEUE_MAX_ATTEMPTS": "1"}, "survivor")
 
     out, err = run.communicate(timeout=55)
