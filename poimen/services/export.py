@@ -3,7 +3,7 @@
 import json
 from typing import TextIO
 
-from poimen.bulk import keyset_pages
+from poimen.keyset import keyset_pages
 from poimen.models import Record
 
 

@@ -70,7 +70,10 @@ def test_import_artifacts_with_bad_lines_exits_2(tmp_path):
 def test_ingest_then_verify_exits_0(copies):
     run("import_artifacts", str(DEMO_DATA / "artifacts"))
     out, _ = run("ingest", str(copies), "--source", "vault")
-    assert "read 2, new 2, already ingested 0, skipped 0, excluded 1 (skill 1), errors 0" in out
+    assert (
+        "read 2, new 2, already ingested 0, skipped 0, excluded 1 (skill 1), redacted 0 (none), "
+        "errors 0" in out
+    )
     assert exit_code("verify_derived") == 0
 
 
