@@ -24,6 +24,7 @@ from poimen.services.decisions import (
 )
 from poimen.services.export import records_export
 from poimen.services.ingest import IngestResult, records_ingest
+from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.reviews import review_record, review_undo, reviews_bulk
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "IngestResult",
     "InputError",
     "Offender",
+    "PolicyResult",
     "RefilterResult",
     "RegisterResult",
     "ThresholdBelowFloor",
@@ -40,6 +42,7 @@ __all__ = [
     "artifact_register",
     "artifacts_import",
     "derived_verify",
+    "kind_policy_change",
     "manifest_export",
     "records_export",
     "records_ingest",

@@ -2,6 +2,7 @@
 matches, and verify_derived, which checks the evidence from the text again."""
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -22,44 +23,32 @@ from poimen.models import (
     ThresholdChange,
 )
 from poimen.policies import Policies, report_floor
-from poimen.services.common import InputError, batch_size_or_default, check_kind, status_in_force
+from poimen.redaction import redactions_from_stored
+from poimen.services.common import InputError, batch_size_or_default, check_kind
 from poimen.services.ingest import apply_checked
+from poimen.services.redecide import (
+    DecisionCounts,
+    decision_before,
+    decision_events,
+    records_redecide,
+)
 
 
-def _status_event(record: Record, old_status: str, *, cause: str, actor=None, data=None) -> Event:
-    """The one event a status change writes: derived_excluded when the filter now excludes."""
-    snapshot = {
-        "source": record.source,
-        "external_id": record.external_id,
-        "from": old_status,
-        "to": record.status,
-        "cause": cause,
-        "best_overlap": record.best_overlap,
-        **(data or {}),
-    }
-    excluded = record.status == Record.Status.EXCLUDED
-    best = record.best_artifact
-    return Event.objects.log(
-        Event.Type.DERIVED_EXCLUDED if excluded else Event.Type.STATUS_CHANGED,
-        actor=actor,
-        record=record,
-        artifact=best,
-        kind=best.kind if best else "",
-        data=snapshot,
-        save=False,
-    )
-
-
-@dataclass
-class RefilterResult:
+@dataclass(kw_only=True)
+class RefilterResult(DecisionCounts):
     checked: int = 0
-    excluded: int = 0
-    released: int = 0
     matches: int = 0
-    kept_by_review: int = 0
 
 
-DECISION_FIELDS = ("derived", "status", "coverage", "best_overlap", "best_artifact_id")
+DECISION_FIELDS = (
+    "derived",
+    "status",
+    "coverage",
+    "best_overlap",
+    "best_artifact_id",
+    "cut_spans",
+    "evidence_text",
+)
 
 
 def _decision_of(record: Record) -> tuple:
@@ -83,6 +72,7 @@ def records_refilter(
     for page in keyset_pages(records, batch_size):
         verdicts = artifact_index.filter.check_many([record.text for record in page])
         before = {r.pk: _decision_of(r) for r in page}
+        decided_before = {r.pk: decision_before(r) for r in page}
         with transaction.atomic():
             stale = Match.objects.filter(record__in=page)
             if kind is not None:
@@ -104,16 +94,13 @@ def records_refilter(
                 covered = [r for r in page if r.coverage != before[r.pk][2]]
                 Record.objects.bulk_update(covered, ["coverage"])
                 _redo_best_and_derived(page, policies, kinds)
-            events = []
-            for record in page:
-                old_derived, old_status = before[record.pk][:2]
-                record.status = status_in_force(record)
-                if record.status != old_status:
-                    result.excluded += record.status == Record.Status.EXCLUDED
-                    result.released += record.status == Record.Status.EVIDENCE
-                    events.append(_status_event(record, old_status, cause="refilter", actor=actor))
-                elif record.derived != old_derived and record.review_id is not None:
-                    result.kept_by_review += 1
+                # and the cuts from every kind's stored spans, not only this kind's
+                redactions_from_stored(page, policies)
+            counts = Counter()
+            events = decision_events(
+                page, decided_before, cause="refilter", actor=actor, counts=counts
+            )
+            result.count(counts)
             # Most records come out as they went in: write only those that changed.
             changed = [r for r in page if _decision_of(r) != before[r.pk]]
             Record.objects.bulk_update(changed, list(DECISION_FIELDS))
@@ -132,6 +119,7 @@ def records_refilter(
             "checked": result.checked,
             "excluded": result.excluded,
             "released": result.released,
+            "redacted": result.redacted,
             "kept_by_review": result.kept_by_review,
         },
     )
@@ -156,14 +144,11 @@ def _redo_best_and_derived(page: list[Record], policies: Policies, kinds: set[st
         record.best_artifact_id = top.artifact_id if top else None
 
 
-@dataclass
-class ThresholdResult:
+@dataclass(kw_only=True)
+class ThresholdResult(DecisionCounts):
     kind: str
     old: float
     new: float
-    excluded: int = 0
-    released: int = 0
-    kept_by_review: int = 0
 
 
 class ThresholdBelowFloor(InputError):
@@ -232,46 +217,29 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
         Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
         | Q(coverage__has_key=kind)
     )
-    # Positive filters only: negating JSON key lookups would drop the rows where a key is
-    # missing (SQL NULL), so the released are "derived and not among the derived now".
-    derived_now = touched.filter(derived_condition(policies, kinds)).values("pk")
-    flips = [
-        (touched.filter(derived=False, pk__in=derived_now), True),
-        (touched.filter(derived=True).exclude(pk__in=derived_now), False),
-    ]
-    event_data = {"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason}
-    for queryset, derived in flips:
-        ids = list(queryset.values_list("pk", flat=True))
-        for start in range(0, len(ids), 1000):
-            chunk = list(
-                Record.objects.filter(pk__in=ids[start : start + 1000]).select_related(
-                    "review", "best_artifact"
-                )
-            )
-            events = []
-            for record in chunk:
-                old_status = record.status
-                record.derived = derived
-                record.status = status_in_force(record)
-                if record.status != old_status:
-                    result.excluded += derived
-                    result.released += not derived
-                    events.append(
-                        _status_event(
-                            record,
-                            old_status,
-                            cause="threshold_changed",
-                            actor=actor,
-                            data=event_data,
-                        )
-                    )
-                else:
-                    result.kept_by_review += 1
-            Record.objects.bulk_update(chunk, ["derived", "status"])
-            Event.objects.bulk_create(events)
-            # Only these records were decided again, under the new value; the others' matches
-            # keep the threshold their decision was made under.
-            Match.objects.filter(artifact__kind=kind, record__in=chunk).update(threshold=value)
+    derived_now = set(
+        touched.filter(derived_condition(policies, kinds)).values_list("pk", flat=True)
+    )
+    # Decided again: every record derived before or now, as what exceeds moves the cut of a
+    # redaction too, not only the derived flag.
+    ids = sorted(set(touched.filter(derived=True).values_list("pk", flat=True)) | derived_now)
+    counts = Counter()
+    changed = records_redecide(
+        ids,
+        derived=derived_now,
+        policies=policies,
+        cause="threshold_changed",
+        actor=actor,
+        data={"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason},
+        counts=counts,
+    )
+    result.count(counts)
+    # Only the records whose decision moved were decided under the new value; the others'
+    # matches keep the threshold their decision was made under.
+    for start in range(0, len(changed), 1000):
+        Match.objects.filter(
+            artifact__kind=kind, record_id__in=changed[start : start + 1000]
+        ).update(threshold=value)
 
 
 @dataclass(frozen=True)

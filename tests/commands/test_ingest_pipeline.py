@@ -124,7 +124,7 @@ def test_set_threshold_applies_and_logs(copies):
     run("import_artifacts", str(DEMO_DATA / "artifacts"))
     run("ingest", str(copies))
     out, _ = run("set_threshold", "skill", "1.0", "--reason", "audit drill")
-    assert "skill: threshold 0.8 -> 1; 0 newly excluded, 1 released" in out
+    assert "skill: threshold 0.8 -> 1; 0 newly excluded, 0 newly redacted, 1 released" in out
     assert KindPolicy.objects.get(kind="skill").threshold == 1.0
 
 
