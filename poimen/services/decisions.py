@@ -1,7 +1,6 @@
 """The filter's decisions after ingest: refilter from the text, thresholds from the stored
 matches, and verify_derived, which checks the evidence from the text again."""
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -162,7 +161,7 @@ def threshold_check(value) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        number = math.nan
+        number = float("nan")
     if not 0.0 <= number <= 1.0:  # NaN too
         raise InputError(f"a threshold is a number between 0 and 1, not {value!r}")
     floor = report_floor()
