@@ -146,6 +146,8 @@ def test_export_records_writes_each_decision(copies, tmp_path):
         "record_pk": copy.pk,
         "source": "vault",
         "status": "excluded",
+        "evidence_text": None,
+        "spans": None,
         "derived": True,
         "kind": "skill",
         "artifact": "release-notes",
