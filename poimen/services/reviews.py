@@ -38,13 +38,14 @@ def _review_apply(record: Record, verdict, actor, note: str) -> Review:
 
 def _review_event(record: Record, old_status: str, verdict, actor, note: str) -> Event:
     best = record.best_artifact
-    return Event(
-        type=REVIEW_EVENTS[verdict],
+    return Event.objects.log(
+        REVIEW_EVENTS[verdict],
         actor=actor,
         record=record,
         artifact=best,
         kind=best.kind if best else "",
         data={**_review_snapshot(record, old_status), "verdict": verdict.value, "note": note},
+        save=False,
     )
 
 
@@ -73,7 +74,8 @@ def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Rev
 
 def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
     """The same verdict on every record of a queryset (one transaction); returns how many.
-    A review and an event each, as one verdict would write them, written a thousand at a time."""
+    A review and an event each, as one verdict would write them, written a thousand at a time.
+    If the verdict does not fit one of them, none is judged."""
     verdict = _verdict(verdict)
     applied = 0
     with transaction.atomic():
@@ -85,6 +87,10 @@ def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
                 .filter(pk__in=ids[start : start + 1000])
                 .order_by("pk")
             )
+            for record in chunk:
+                misfit = verdict_misfit(record, verdict)
+                if misfit:
+                    raise InputError(f"record #{record.pk}: {misfit}; nothing was judged")
             reviews = Review.objects.bulk_create(
                 [Review(record=r, verdict=verdict, note=note, reviewer=actor) for r in chunk]
             )
@@ -117,8 +123,8 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
         record.status = status_in_force(record)
         record.save(update_fields=["review", "status"])
         best = record.best_artifact
-        Event.objects.create(
-            type=Event.Type.REVIEW_UNDONE,
+        Event.objects.log(
+            Event.Type.REVIEW_UNDONE,
             actor=actor,
             record=record,
             artifact=best,
