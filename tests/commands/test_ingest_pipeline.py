@@ -163,14 +163,20 @@ def test_export_records_writes_each_decision(copies, tmp_path):
 def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
     out, _ = run("demo", "--no-serve")
     assert Artifact.objects.count() == 5
-    assert Record.objects.filter(status="excluded").count() == 5
+    # verbatim copies are excluded; a skill pasted inside a longer genuine turn is redacted
+    assert Record.objects.get(external_id="mem-0001").status == "excluded"
+    pasted = Record.objects.get(external_id="mem-0009")
+    assert pasted.status == "redacted" and "backfill" in pasted.evidence_text
+    assert "lock_timeout" not in pasted.evidence_text
+    assert Record.objects.filter(status="excluded").count() == 4
+    assert Record.objects.filter(status="redacted").count() == 2
     password = out.split("log in as reviewer / ")[1].split()[0]
     user = django_user_model.objects.get(username="reviewer")
     assert user.check_password(password)
     assert user.groups.filter(name="reviewers").exists()
     assert user.has_perm("poimen.review_record") and user.has_perm("poimen.tune_threshold")
     again, _ = run("demo", "--no-serve")
-    assert "new 0, already ingested 22" in again
+    assert "new 0, already ingested 23" in again
 
 
 class Terminal(io.StringIO):
