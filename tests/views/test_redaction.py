@@ -106,3 +106,11 @@ def test_a_reviewer_who_may_not_tune_cannot_set_a_policy(as_reviewer, desk_data_
         {"policy-on_derived": "exclude", "policy-reason": "x"},
     )
     assert response.status_code == 403
+
+
+def test_the_overview_follows_a_policy_change(desk_data_redacted):
+    from poimen.services import kind_policy_change
+
+    assert [(c.excluded, c.redacted) for c in selectors.kind_counts()] == [(2, 1)]
+    kind_policy_change(kind="skill", on_derived="exclude", reason="whole records out")
+    assert [(c.excluded, c.redacted) for c in selectors.kind_counts()] == [(3, 0)]
