@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple, Protocol
 
-from filter import tokenise
 from filter.decision import coverage_exceeds, match_exceeds
 from filter.redaction import evidence_text, redaction
 from poimen.models import Match, Record
@@ -73,7 +72,7 @@ def redaction_apply(record: Record, matches: Iterable[Passages], policies: Polic
             passages = [
                 (span[0], span[1]) for found in decided.values() for m in found for span in m.spans
             ]
-            cuts = redaction(tokenise(record.text), record.text, passages)
+            cuts = redaction(record.text, passages)
     record.cut_spans = [[start, end] for start, end in cuts] if cuts else []
     record.evidence_text = evidence_text(record.text, cuts) if cuts else ""
 
