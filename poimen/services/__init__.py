@@ -1,8 +1,10 @@
-"""Every write poimen makes goes through here: artifacts, ingest, refilter, thresholds, reviews.
+"""Every write poimen makes goes through here: artifacts, ingest, refilter, thresholds, reviews,
+accounts.
 
 Keyword-only functions named <thing>_<action>, one module per job; import them from here.
 """
 
+from poimen.services.accounts import login_lockout_record, login_unlock, role_assign, user_add
 from poimen.services.artifacts import (
     ImportResult,
     RegisterResult,
@@ -53,6 +55,8 @@ __all__ = [
     "artifacts_import",
     "derived_verify",
     "kind_policy_change",
+    "login_lockout_record",
+    "login_unlock",
     "manifest_export",
     "records_export",
     "records_export_chunks",
@@ -61,6 +65,8 @@ __all__ = [
     "review_record",
     "review_undo",
     "reviews_bulk",
+    "role_assign",
     "threshold_change",
     "threshold_check",
+    "user_add",
 ]

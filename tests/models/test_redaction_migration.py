@@ -1,4 +1,4 @@
-"""Migration 0007: redaction is the default for new kinds, and every kind that existed before it
+"""Migration 0010: redaction is the default for new kinds, and every kind that existed before it
 keeps excluding derived records whole."""
 
 import pytest
@@ -6,8 +6,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-BEFORE = [("poimen", "0006_kindpolicy_defaults_from_settings")]
-AFTER = [("poimen", "0007_redaction")]
+BEFORE = [("poimen", "0009_record_identity_run_last_batch")]
+AFTER = [("poimen", "0010_redaction")]
 
 
 @pytest.mark.django_db(transaction=True)
