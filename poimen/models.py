@@ -83,10 +83,7 @@ class KindPolicy(models.Model):
         permissions = [("tune_threshold", "Can change a kind's threshold")]
 
     def __str__(self) -> str:
-        return (
-            f"{self.kind}: threshold {self.threshold}, min shared {self.min_shared}, "
-            f"{self.on_derived} when derived"
-        )
+        return f"{self.kind}: threshold {self.threshold}, {self.on_derived} when derived"
 
 
 class ThresholdChange(models.Model):
@@ -170,9 +167,8 @@ class Record(models.Model):
     # Share of the record inside passages of any artifact of a kind, per kind (the filter's
     # coverage), kept so that a threshold change can be applied without re-shingling.
     coverage = models.JSONField(default=dict, blank=True)
-    # A redaction (the filter's, kept whatever a reviewer decides): the cut character spans of
-    # `text` ([start, end) pairs, filter.redaction.cut_spans) and the evidence text they make.
-    # Empty unless the filter decided the record derived and its kinds' policy is to redact.
+    # The filter's redaction, kept whatever a reviewer decides: `text`'s cuts as [start, end)
+    # pairs (filter.redaction) and the evidence text they make; empty unless it redacted.
     cut_spans = models.JSONField(default=list, blank=True)
     evidence_text = models.TextField(blank=True)
     # Denormalised from the best Match so the review lists sort and filter without a join.
@@ -232,8 +228,7 @@ class Match(models.Model):
     record_containment = models.FloatField()
     shared = models.PositiveIntegerField()
     threshold = models.FloatField(help_text="The kind's threshold when the decision was made.")
-    # The passages in the record as character spans ([start, end) pairs, not widened), so that
-    # a threshold or policy change can redact from stored data.
+    # Its passages in the record, [start, end) pairs: what a policy or threshold change cuts.
     spans = models.JSONField(default=list, blank=True)
 
     class Meta:
