@@ -13,6 +13,10 @@ In one run, each phase in a fresh process (so that its peak memory is its own):
   by batch, each batch in one transaction;
 - the same with 1 and with --workers worker processes checking batches while the ingest
   process reads and writes;
+- ingest in process again with the kinds' policy "exclude" (POIMEN_DEFAULT_ON_DERIVED):
+  exclusion only, no record redacted, beside the default, which redacts a copy inside a longer
+  turn; compared by wall clock and by the ingest process's CPU time (all of the work but the
+  database server's, and less at the mercy of other load on the machine);
 - ingest of the first quarter of the file, so that peak memory can be compared across sizes;
 - unfiltered ingest (reading and COPY writes, no matching): the rate PostgreSQL takes;
 - `ingest --queue`'s service with 1 and 2 real celery workers on a private redis-server
@@ -22,7 +26,7 @@ Records are seeded synthetic assistant turns (bench.corpus's Writer: a Zipf-like
 and stock phrases, so that unrelated texts hit the index by chance), 2% of them planted copies
 of artifacts in the ways models quote (verbatim, quoted, behind a gutter, re-wrapped, ...).
 Targets: ingest at least 0.5x the matcher alone, at least 3,000 records/s, memory flat in the
-number of records.
+number of records; with redaction on, at least 0.9x the rate of exclusion only.
 """
 
 import argparse
@@ -41,7 +45,6 @@ from bench.queued import private_redis
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/poimen_bench"
 PLANTED_SHARE = 0.02
-QUARTER = "ingest, workers, 1/4 records"
 WRITES = "writes alone (unfiltered)"
 
 
@@ -146,16 +149,21 @@ def phase_ingest(
     from poimen.services import records_ingest
 
     baseline = peak_rss_mb()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = records_ingest(
         paths=[records_file], batch_size=batch_size, workers=workers, filtered=filtered
     )
     seconds = time.perf_counter() - started
+    # this process's own CPU time (the checking too when workers is 0): less at the mercy of
+    # other load on the machine than the wall clock
+    cpu_seconds = time.process_time() - cpu_started
     assert result.errors == 0 and result.new == result.read, result.as_counts()
     return {
         "records": result.new,
         "seconds": seconds,
-        "derived": sum(result.excluded.values()),
+        "cpu_seconds": cpu_seconds,
+        "derived": sum(result.excluded.values()) + sum(result.redacted.values()),
+        "redacted": sum(result.redacted.values()),
         "baseline_mb": baseline,
     }
 
@@ -168,6 +176,7 @@ def run_phase(
     database_url: str,
     batch_size: int,
     workers=0,
+    env_extra=None,
     broker_url: str = "",
 ):
     if name != "matcher":
@@ -177,6 +186,7 @@ def run_phase(
         "DATABASE_URL": database_url,
         "POIMEN_MANIFEST": str(folder / "manifest.jsonl"),
         "CELERY_BROKER_URL": broker_url,
+        **(env_extra or {}),
     }
     command = [sys.executable, "-m", "bench.ingest", "--phase", name, "--folder", str(folder)]
     command += ["--records-file", str(records_file), "--batch-size", str(batch_size)]
@@ -224,11 +234,11 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
             f"{row['peak_mb']:>14,.0f}"
         )
     by_label = dict(rows)
-    matcher, quarter = rows[0][1], by_label[QUARTER]
-    ingest = rows[3][1]
+    matcher, *ingests, exclusion_only, quarter = (row for _, row in rows[:6])
+    ingest = ingests[-1]
     matcher_rate = matcher["records"] / matcher["seconds"]
     print()
-    for label, row in rows[1:4]:
+    for (label, _), row in zip(rows[1:4], ingests, strict=True):
         rate = row["records"] / row["seconds"]
         print(
             f"{label:<22} {rate / matcher_rate:5.2f}x the matcher alone (target >= 0.5x), "
@@ -239,9 +249,20 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
         f"peak memory at 4x the records: {growth:+.1f} MB ({quarter['peak_mb']:,.0f} -> "
         f"{ingest['peak_mb']:,.0f} MB; target: flat)"
     )
-    print(f"excluded by ingest: {ingest['derived']:,} (matcher alone: {matcher['derived']:,})")
-    if WRITES in by_label:
-        print(f"PostgreSQL takes {rate_of(by_label[WRITES]):,.0f} records/s (unfiltered ingest)")
+    in_process = ingests[0]
+    redacting = in_process["records"] / in_process["seconds"]
+    excluding = exclusion_only["records"] / exclusion_only["seconds"]
+    cpu = exclusion_only["cpu_seconds"] / in_process["cpu_seconds"]
+    print(
+        f"redaction on, in process: {redacting / excluding:.2f}x the rate of exclusion only by "
+        f"the clock, {cpu:.2f}x by CPU time (target >= 0.9x); {in_process['redacted']:,} of "
+        f"{in_process['derived']:,} derived redacted"
+    )
+    print(
+        f"derived by ingest: {ingest['derived']:,} (matcher alone: {matcher['derived']:,}; "
+        f"exclusion only: {exclusion_only['derived']:,})"
+    )
+    print(f"PostgreSQL takes {rate_of(by_label[WRITES]):,.0f} records/s (unfiltered ingest)")
     queued = [row for label, row in rows if label.startswith("ingest, queued")]
     if len(queued) == 2:
         one, two = (rate_of(row) for row in queued)
@@ -311,23 +332,25 @@ def main(argv=None) -> None:
             folder, n_records=args.records, n_artifacts=args.artifacts, seed=args.seed
         )
         full, quarter = folder / "records.jsonl", folder / "records-quarter.jsonl"
+        exclude = {"POIMEN_DEFAULT_ON_DERIVED": "exclude"}
         phases = [
-            ("matcher alone", "matcher", full, 0),
-            ("ingest, in process", "ingest", full, 0),
-            ("ingest, 1 worker", "ingest", full, 1),
-            (f"ingest, {args.workers} workers", "ingest", full, args.workers),
-            (QUARTER, "ingest", quarter, args.workers),
-            (WRITES, "writes", full, 0),
+            ("matcher alone", "matcher", full, 0, None),
+            ("ingest, in process", "ingest", full, 0, None),
+            ("ingest, 1 worker", "ingest", full, 1, None),
+            (f"ingest, {args.workers} workers", "ingest", full, args.workers, None),
+            ("ingest, exclusion only", "ingest", full, 0, exclude),
+            (f"ingest, {args.workers} workers, 1/4", "ingest", quarter, args.workers, None),
+            (WRITES, "writes", full, 0, None),
         ]
         if not args.no_queue:
-            phases += [(f"ingest, queued, {n} worker(s)", "queued", full, n) for n in (1, 2)]
+            phases += [(f"ingest, queued, {n} worker(s)", "queued", full, n, None) for n in (1, 2)]
         best: dict[str, dict] = {}
         broker = private_redis() if not args.no_queue else nullcontext("")
         broker_url = stack.enter_context(broker)
         # Passes interleave the phases, so that a burst of load elsewhere on the machine does
         # not fall on one phase only; each row is its best pass, its peak memory the largest.
         for number in range(1, args.passes + 1):
-            for label, phase, records_file, workers in phases:
+            for label, phase, records_file, workers, env_extra in phases:
                 print(f"pass {number}: {label} ...", flush=True)
                 row = run_phase(
                     phase,
@@ -336,6 +359,7 @@ def main(argv=None) -> None:
                     database_url=args.database_url,
                     batch_size=args.batch_size,
                     workers=workers,
+                    env_extra=env_extra,
                     broker_url=broker_url,
                 )
                 kept = best.setdefault(label, row)

@@ -87,6 +87,7 @@ def phase_queued(folder: Path, records_file: Path, batch_size: int, workers: int
     return {
         "records": result.new,
         "seconds": seconds,
-        "derived": sum(result.excluded.values()),
+        "derived": sum(result.excluded.values()) + sum(result.redacted.values()),
+        "redacted": sum(result.redacted.values()),
         "baseline_mb": baseline,
     }

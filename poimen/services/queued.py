@@ -172,6 +172,7 @@ def records_ingest_queued(
                 result.new += row.counts["new"]
                 result.already += row.counts["already"]
                 result.excluded.update(row.counts["excluded"])
+                result.redacted.update(row.counts["redacted"])
             else:
                 result.errors += len(fresh)
                 for line in failed_lines(fresh, row):
@@ -196,7 +197,7 @@ def records_ingest_queued(
     return result
 
 
-REFILTER_COUNTS = ("checked", "excluded", "released", "kept_by_review", "matches")
+REFILTER_COUNTS = [f.name for f in dataclasses.fields(RefilterResult)]
 
 
 def records_refilter_queued(
@@ -331,7 +332,12 @@ def queued_ingest_write(
             result=result,
             checked_under=artifact_index.policies if artifact_index else None,
         )
-        counts = {"new": result.new, "already": result.already, "excluded": dict(result.excluded)}
+        counts = {
+            "new": result.new,
+            "already": result.already,
+            "excluded": dict(result.excluded),
+            "redacted": dict(result.redacted),
+        }
         _written(row, worker, counts)
 
 

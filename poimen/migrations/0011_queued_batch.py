@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0009_record_identity_run_last_batch'),
+        ('poimen', '0010_redaction'),
     ]
 
     operations = [
