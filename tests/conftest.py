@@ -1,16 +1,10 @@
 """Shared fixtures. Builders (make_artifact, make_record) keep the tests' setup to one line."""
 
 import itertools
-from pathlib import Path
 
 import pytest
 
-DEMO_DATA = Path(__file__).resolve().parent.parent / "poimen" / "demo_data"
-
-
-def demo_skill(name: str) -> str:
-    """The text of one of the bundled demo skills (real SKILL.md files)."""
-    return (DEMO_DATA / "artifacts" / "skill" / name / "SKILL.md").read_text(encoding="utf-8")
+from tests.factories import demo_skill
 
 
 @pytest.fixture(autouse=True)
@@ -125,11 +119,7 @@ def desk_data(db, tmp_path, make_artifact):
 def fresh_desk_caches():
     """The desk caches aggregates under keys made of the newest row ids; a rolled-back test
     database can hand the same ids to the next test, so every test starts with empty caches."""
-    from django.core.cache import cache
+    from poimen.selectors import caches_clear
 
-    from poimen import selectors
-
-    cache.clear()
-    selectors._frequency_cache.clear()
-    selectors._decision_tables.clear()
+    caches_clear()
     yield

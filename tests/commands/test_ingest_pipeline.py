@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from poimen.models import Artifact, Event, IngestRun, KindPolicy, Record
-from tests.conftest import DEMO_DATA, demo_skill
+from tests.factories import DEMO_DATA, demo_skill
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 
 ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 6000

@@ -4,7 +4,7 @@ import io
 
 from filter import ArtifactRecord, ManifestError
 from poimen.manifest import manifest_append, manifest_read, manifest_write
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 
 
 def artifact(name="release-notes", text=None):

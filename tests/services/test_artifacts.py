@@ -14,7 +14,7 @@ from poimen.services import (
     artifacts_import,
     manifest_export,
 )
-from tests.conftest import DEMO_DATA, demo_skill
+from tests.factories import DEMO_DATA, demo_skill
 
 
 def manifest_lines(path):
@@ -97,9 +97,9 @@ def test_manifest_import_without_text_still_matches(tmp_path):
     assert result.registered == 1
     artifact = Artifact.objects.get()
     assert artifact.text == ""
-    from poimen.filtering import filter_from_db
+    from poimen.artifact_index import artifact_index_load
 
-    verdict = filter_from_db().filter.check(demo_skill("release-notes"))
+    verdict = artifact_index_load().filter.check(demo_skill("release-notes"))
     assert verdict.derived
 
 
@@ -170,11 +170,11 @@ def test_folder_import_reports_a_name_too_long_to_store(tmp_path):
 
 @pytest.mark.django_db
 def test_artifacts_shingled_under_old_params_are_made_again_once_and_kept(make_artifact):
-    from poimen.filtering import filter_from_db
+    from poimen.artifact_index import artifact_index_load
 
     artifact = make_artifact(name="release-notes")
     Artifact.objects.filter(pk=artifact.pk).update(shingle_k=7, shingles=b"\0" * 8)
-    assert filter_from_db().filter.check(demo_skill("release-notes")).derived
+    assert artifact_index_load().filter.check(demo_skill("release-notes")).derived
     stored = Artifact.objects.get(pk=artifact.pk)
     assert stored.shingle_k == 5
     assert len(bytes(stored.shingles)) == 8 * len(

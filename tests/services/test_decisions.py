@@ -17,8 +17,7 @@ from poimen.services import (
     reviews_bulk,
     threshold_change,
 )
-from tests.conftest import DEMO_DATA, demo_skill
-from tests.services.test_ingest import NEAR_MISS
+from tests.factories import DEMO_DATA, NEAR_MISS, demo_skill
 
 pytestmark = pytest.mark.django_db
 

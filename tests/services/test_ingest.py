@@ -7,7 +7,7 @@ import pytest
 
 from poimen.models import Event, IngestRun, Match, Record
 from poimen.services import records_ingest
-from tests.conftest import demo_skill
+from tests.factories import DEMO_DATA, NEAR_MISS, demo_skill
 
 pytestmark = pytest.mark.django_db
 
@@ -18,15 +18,6 @@ DISCUSSION = (
     "the desktop app most readers never upgrade by hand, so I would lead with the new features "
     "there. We should also decide who signs off the notes before the tag is pushed; nobody "
     "owned that last month, and the draft sat in a branch for a week."
-)
-# The steps of a skill quoted inside a longer note: a near miss (overlap about 0.6).
-NEAR_MISS = (
-    "For the 2.4 notes I followed the steps of the release-notes skill, more or less:\n\n"
-    + demo_skill("release-notes").split("## Steps", 1)[1].split("## Example", 1)[0]
-    + "\nTwo of them did not fit this release. There was no internal group worth dropping, "
-    "because the build changed and people who build from source need to know, so it stayed. "
-    "And reading the draft aloud took longer than writing it: the section on the cache path "
-    "rename had to be rewritten twice before Lee could follow it without the pull request open."
 )
 
 
@@ -186,8 +177,6 @@ def test_duplicate_ids_in_one_input_are_stored_once(tmp_path):
 
 
 def test_the_agent_session_skill_read_behind_a_gutter_is_excluded(skills):
-    from tests.conftest import DEMO_DATA
-
     records_ingest(paths=[DEMO_DATA / "transcripts" / "agent-session-6f1d2c7e.jsonl"])
     tool_result = Record.objects.get(role="tool", text__contains="release-notes")
     assert tool_result.status == "excluded"
@@ -251,7 +240,7 @@ def test_a_source_label_too_long_to_store_is_refused(tmp_path):
 
 
 def test_an_input_of_one_batch_is_checked_without_starting_workers(skills, tmp_path, monkeypatch):
-    from poimen.checking import BatchChecker
+    from poimen.check_pool import BatchChecker
 
     def no_fork(self):
         raise AssertionError("workers started for a single batch")

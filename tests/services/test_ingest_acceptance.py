@@ -7,7 +7,7 @@ import pytest
 
 from poimen.models import Event, Record
 from poimen.services import records_ingest
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 from tests.texts import reformat
 
 pytestmark = pytest.mark.django_db

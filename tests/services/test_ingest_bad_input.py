@@ -8,7 +8,7 @@ from django.db import connection
 
 from poimen.models import Event, IngestRun, Match, Record
 from poimen.services import records_ingest
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 
 pytestmark = pytest.mark.django_db
 

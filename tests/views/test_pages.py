@@ -11,7 +11,7 @@ from django.urls import reverse
 from poimen import selectors
 from poimen.middleware import CONTENT_SECURITY_POLICY
 from poimen.models import Artifact, Record
-from tests.conftest import demo_skill
+from tests.factories import demo_skill
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

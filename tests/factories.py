@@ -1,0 +1,38 @@
+"""Plain builders and texts that several test modules share. Test modules import from here (and
+from tests.texts), never from one another; fixtures that need the database live in conftest.py."""
+
+import json
+import unicodedata
+from pathlib import Path
+
+from filter import ArtifactRecord
+
+DEMO_DATA = Path(__file__).resolve().parent.parent / "poimen" / "demo_data"
+
+
+def demo_skill(name: str) -> str:
+    """The text of one of the bundled demo skills (real SKILL.md files)."""
+    return (DEMO_DATA / "artifacts" / "skill" / name / "SKILL.md").read_text(encoding="utf-8")
+
+
+# The steps of a skill quoted inside a longer note: a near miss (overlap about 0.6).
+NEAR_MISS = (
+    "For the 2.4 notes I followed the steps of the release-notes skill, more or less:\n\n"
+    + demo_skill("release-notes").split("## Steps", 1)[1].split("## Example", 1)[0]
+    + "\nTwo of them did not fit this release. There was no internal group worth dropping, "
+    "because the build changed and people who build from source need to know, so it stayed. "
+    "And reading the draft aloud took longer than writing it: the section on the cache path "
+    "rename had to be rewritten twice before Lee could follow it without the pull request open."
+)
+
+
+def normalised(fragment: str) -> str:
+    """A fragment of text as the normaliser folds it (NFKC, casefold, NFKC again)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", fragment).casefold())
+
+
+def manifest_line(artifact: ArtifactRecord, **changes) -> str:
+    """The artifact's manifest line with fields changed; a field changed to None is left out."""
+    data = artifact.to_dict()
+    data.update(changes)
+    return json.dumps({key: value for key, value in data.items() if value is not None})

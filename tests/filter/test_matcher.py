@@ -1,0 +1,92 @@
+"""Verdicts (filter/matcher.py): matches best first, coverage per kind, min_shared, batches.
+
+No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
+shows up on the same words as the card's tests.
+"""
+
+from filter import ArtifactRecord, DerivedFilter, tokenise
+from tests.texts import SKILL_NAMES, reference, reformat, skill, turn
+
+
+def test_matches_come_best_first():
+    django = skill("django-test-suite")
+    head, before, steps, failure, pitfalls = reformat.sections(django)
+    derived_filter = DerivedFilter()
+    for name, text in [
+        ("two-sections", "\n".join([before, failure, turn("unrelated-asyncio")])),
+        ("whole", django),
+        ("mixed", "\n".join([head, before, steps]) + "\n" + skill("git-commit-message")[1500:]),
+    ]:
+        derived_filter.add(ArtifactRecord.from_text(kind="skill", name=name, text=text))
+
+    verdict = derived_filter.check(django)
+
+    assert [match.artifact.name for match in verdict.matches] == ["whole", "mixed", "two-sections"]
+    overlaps = [match.overlap for match in verdict.matches]
+    assert overlaps == sorted(overlaps, reverse=True)
+    assert overlaps[0] == 1.0 > overlaps[1] > overlaps[2]
+    assert verdict.best is verdict.matches[0]
+    assert verdict.decided_by is verdict.best
+    assert verdict.n_tokens == len(tokenise(django).words)
+
+
+def test_coverage_is_per_kind():
+    derived_filter = DerivedFilter()
+    derived_filter.add(
+        ArtifactRecord.from_text(kind="skill", name="s", text=skill("git-commit-message"))
+    )
+    guide = reference("django-deployment-guide")
+    derived_filter.add(ArtifactRecord.from_text(kind="reference", name="r", text=guide))
+    commit_sections = reformat.sections(skill("git-commit-message"))
+    guide_sections = reformat.sections(guide)
+    # Half skill, half reference: neither kind makes up enough of the record on its own.
+    record = "\n".join(commit_sections[:3] + guide_sections[3:5])
+
+    verdict = derived_filter.check(record)
+
+    assert set(verdict.coverage) == {"skill", "reference"}
+    assert 0.3 < verdict.coverage["skill"] < 0.7
+    assert 0.3 < verdict.coverage["reference"] < 0.7
+    assert not verdict.derived
+
+
+def test_min_shared_keeps_a_short_verbatim_phrase_from_being_a_copy():
+    artifact = ArtifactRecord.from_text(kind="skill", name="s", text=skill("django-test-suite"))
+    phrase = "Keep the test database between runs with `--keepdb`."
+    strict, lenient, per_kind = (
+        DerivedFilter(),
+        DerivedFilter(min_shared=3),
+        DerivedFilter(min_shared={"skill": 3, "reference": 50}),
+    )
+    for derived_filter in (strict, lenient, per_kind):
+        derived_filter.add(artifact)
+
+    # Below min_shared nothing counts: not even a near miss is reported.
+    assert strict.check(phrase).matches == []
+    assert not strict.check(phrase).derived
+    assert lenient.check(phrase).best.record_containment == 1.0
+    assert lenient.check(phrase).derived
+    assert per_kind.check(phrase).derived
+
+
+def test_check_many_gives_each_text_the_verdict_check_gives_it():
+    skills = [ArtifactRecord.from_text(kind="skill", name=n, text=skill(n)) for n in SKILL_NAMES]
+    derived_filter = DerivedFilter()
+    for artifact in skills:
+        derived_filter.add(artifact)
+    texts = [
+        skill(SKILL_NAMES[0]),
+        "",
+        "too few words",
+        "Here is the skill again:\n\n" + skill(SKILL_NAMES[1]) + "\n\nDoes that help?",
+        skill(SKILL_NAMES[2])[: len(skill(SKILL_NAMES[2])) // 3],
+        "An unrelated turn about the weather and a walk by the river in the afternoon.",
+    ]
+
+    def summary(verdict):
+        matches = [(m.artifact.name, m.overlap, m.shared) for m in verdict.matches]
+        return verdict.derived, matches, verdict.coverage, verdict.n_tokens
+
+    assert [summary(v) for v in derived_filter.check_many(texts)] == [
+        summary(derived_filter.check(text)) for text in texts
+    ]
