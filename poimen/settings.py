@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "template_partials",
+    # the API's docs page: its scripts and styles served from here, never a CDN
+    "ninja",
     "poimen",
 ]
 
@@ -103,6 +105,11 @@ POIMEN_DEFAULT_THRESHOLD = float(os.environ.get("POIMEN_DEFAULT_THRESHOLD", DEFA
 POIMEN_DEFAULT_MIN_SHARED = int(os.environ.get("POIMEN_DEFAULT_MIN_SHARED", DEFAULT_MIN_SHARED))
 # A record bigger than this is reported and skipped rather than stored.
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
+# What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
+POIMEN_API_MAX_RECORDS = int(os.environ.get("POIMEN_API_MAX_RECORDS", "1000"))
+POIMEN_API_MAX_BYTES = int(os.environ.get("POIMEN_API_MAX_BYTES", str(10 * 1024 * 1024)))
+# Django refuses a bigger body before any view reads it; the API's limit is the one that holds.
+DATA_UPLOAD_MAX_MEMORY_SIZE = POIMEN_API_MAX_BYTES
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
 # One is the default where there is a second core: matching then overlaps the database writes.

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from poimen import views
+from poimen.api.urls import api_urls
 
 urlpatterns = [
     path(
@@ -26,4 +27,5 @@ urlpatterns = [
     path("tuning/", views.tuning, name="tuning"),
     path("tuning/<str:kind>/", views.tuning_kind, name="tuning_kind"),
     path("admin/", admin.site.urls),
+    path("api/v1/", api_urls),
 ]

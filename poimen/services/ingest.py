@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from poimen.artifact_index import ArtifactIndex, artifact_index_load
 from poimen.check_pool import BatchChecker
-from poimen.checked import Checked
+from poimen.checked import Checked, CheckedMatch
 from poimen.copy_insert import insert_all
 from poimen.derived_rule import stored_coverage
 from poimen.models import (
@@ -100,10 +100,10 @@ _RECORD_ATTNAMES = [field.attname for field in Record._meta.concrete_fields]
 _RECORD_DEFAULTS = {field.attname: field.get_default() for field in Record._meta.concrete_fields}
 
 
-def _record_from(candidate: Candidate, run: IngestRun) -> Record:
+def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
     values = {
         **_RECORD_DEFAULTS,
-        "run_id": run.pk,
+        "run_id": run.pk if run else None,
         "source": candidate.source,
         "external_id": candidate.external_id,
         "source_path": candidate.source_path[:1000],
@@ -118,10 +118,20 @@ def _record_from(candidate: Candidate, run: IngestRun) -> Record:
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
 
+def reported_matches(checked: Checked) -> list[CheckedMatch]:
+    """The matches kept of a verdict: those from the reporting floor up, near misses included."""
+    floor = report_floor()
+    return [m for m in checked.matches if m.overlap >= floor]
+
+
+def thresholds_in_force(policies: Policies, kinds: Iterable[str]) -> dict[str, float]:
+    """What a run records as its thresholds: each kind's with a policy or an artifact."""
+    return {kind: policies.threshold_for(kind) for kind in set(policies.thresholds) | set(kinds)}
+
+
 def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactIndex) -> list[Match]:
     """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
-    floor = report_floor()
-    kept = [m for m in checked.matches if m.overlap >= floor]
+    kept = reported_matches(checked)
     record.derived = checked.derived
     record.coverage = stored_coverage(checked.coverage, checked.matches)
     best = max(kept, key=lambda m: m.overlap, default=None)
@@ -139,6 +149,24 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
         )
         for m in kept
     ]
+
+
+def record_decided(
+    candidate: Candidate,
+    checked: Checked | None,
+    artifact_index: ArtifactIndex | None,
+    *,
+    run: IngestRun | None = None,
+) -> tuple[Record, list[Match]]:
+    """The record `candidate` becomes under the filter's verdict (None: unfiltered), unsaved,
+    and its matches: what ingest stores, and what the API answers when it stores nothing."""
+    record = _record_from(candidate, run)
+    if checked is None:
+        return record, []
+    matches = apply_checked(record, checked, artifact_index)
+    if checked.derived:
+        record.status = Record.Status.EXCLUDED
+    return record, matches
 
 
 def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) -> list[Candidate]:
@@ -162,16 +190,16 @@ def _write_batch(
     run: IngestRun,
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
-) -> None:
+    actor=None,
+) -> list[tuple[Record, Checked | None]]:
     """Store one batch's records, matches and exclusion events in one transaction."""
-    records = [_record_from(candidate, run) for candidate in fresh]
-    matches, exclusions = [], []
-    for record, verdict in zip(records, checked or [None] * len(records), strict=True):
-        if verdict is None:
-            continue
-        matches.extend(apply_checked(record, verdict, artifact_index))
-        if verdict.derived:
-            record.status = Record.Status.EXCLUDED
+    records, matches, exclusions = [], [], []
+    verdicts = checked or [None] * len(fresh)
+    for candidate, verdict in zip(fresh, verdicts, strict=True):
+        record, own = record_decided(candidate, verdict, artifact_index, run=run)
+        records.append(record)
+        matches.extend(own)
+        if verdict is not None and verdict.derived:
             exclusions.append((record, verdict))
 
     with transaction.atomic():
@@ -186,6 +214,7 @@ def _write_batch(
             events.append(
                 Event.objects.log(
                     Event.Type.DERIVED_EXCLUDED,
+                    actor=actor,
                     run=run,
                     record=record,
                     artifact_id=artifact_id,
@@ -198,26 +227,70 @@ def _write_batch(
     result.new += len(records)
     for _, verdict in exclusions:
         result.excluded[verdict.decided_kind] += 1
+    return list(zip(records, verdicts, strict=True))
 
 
-def _write_batch_once(fresh, checked, *, run, artifact_index, result: IngestResult) -> None:
+def _write_batch_once(
+    fresh, checked, *, run, artifact_index, result: IngestResult, actor=None
+) -> list[tuple[Record, Checked | None]]:
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
     constraint says so), write the rest and count those as already ingested."""
     try:
-        _write_batch(fresh, checked, run=run, artifact_index=artifact_index, result=result)
+        return _write_batch(
+            fresh, checked, run=run, artifact_index=artifact_index, result=result, actor=actor
+        )
     except IntegrityError:
         stored = existing_record_keys({(c.source, c.external_id) for c in fresh})
         keep = [i for i, c in enumerate(fresh) if (c.source, c.external_id) not in stored]
         if len(keep) == len(fresh):
             raise  # not a race with another ingest: a real error
         result.already += len(fresh) - len(keep)
-        _write_batch(
+        return _write_batch(
             [fresh[i] for i in keep],
             [checked[i] for i in keep] if checked is not None else None,
             run=run,
             artifact_index=artifact_index,
             result=result,
+            actor=actor,
         )
+
+
+def candidates_ingest(
+    batches: Iterable[list[Candidate]],
+    *,
+    run: IngestRun,
+    artifact_index: ArtifactIndex | None,
+    result: IngestResult,
+    workers: int = 0,
+    actor=None,
+) -> Iterator[list[tuple[Record, Checked | None]]]:
+    """Check and store batches of candidates: each record exactly once by its key (those
+    stored already, or earlier in the input, are counted as already), its matches and its
+    exclusion events in the batch's transaction. Yields each batch as written, in input order,
+    its records with their verdicts. `artifact_index` None stores them unfiltered.
+
+    The one way records are stored: the ingest command and the API both call it.
+    With `workers`, batches are checked in that many forked processes while this one writes."""
+    in_flight: set = set()
+
+    def write(done):
+        for fresh, checked in done:
+            for candidate in fresh:
+                in_flight.discard((candidate.source, candidate.external_id))
+            yield _write_batch_once(
+                fresh, checked, run=run, artifact_index=artifact_index, result=result, actor=actor
+            )
+
+    if artifact_index is None:
+        for batch in batches:
+            yield from write([(_fresh_only(batch, in_flight, result), None)])
+        return
+    with BatchChecker(artifact_index.filter, workers=workers) as checker:
+        for batch in batches:
+            fresh = _fresh_only(batch, in_flight, result)
+            in_flight.update((c.source, c.external_id) for c in fresh)
+            yield from write(checker.submit(fresh, [c.text for c in fresh]))
+        yield from write(checker.drain())
 
 
 def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> Iterator[list]:
@@ -271,11 +344,9 @@ def records_ingest(
     run = IngestRun.objects.create(
         source=(source or ", ".join(paths))[:255],
         filtered=filtered,
-        thresholds={
-            kind: policies.threshold_for(kind)
-            for kind in set(policies.thresholds)
-            | set(Artifact.objects.values_list("kind", flat=True))
-        },
+        thresholds=thresholds_in_force(
+            policies, Artifact.objects.values_list("kind", flat=True).order_by("kind").distinct()
+        ),
     )
     if not filtered:
         Event.objects.log(
@@ -289,26 +360,12 @@ def records_ingest(
         paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
     )
     batches = _candidate_batches(items, batch_size, result, on_problem)
-
-    def write(done):
-        for fresh, checked in done:
-            for candidate in fresh:
-                in_flight.discard((candidate.source, candidate.external_id))
-            _write_batch_once(fresh, checked, run=run, artifact_index=artifact_index, result=result)
-            if on_progress:
-                on_progress(result)
-
-    in_flight: set = set()
-    if artifact_index is None:
-        for batch in batches:
-            write([(_fresh_only(batch, in_flight, result), None)])
-    else:
-        with BatchChecker(artifact_index.filter, workers=workers) as checker:
-            for batch in batches:
-                fresh = _fresh_only(batch, in_flight, result)
-                in_flight.update((c.source, c.external_id) for c in fresh)
-                write(checker.submit(fresh, [c.text for c in fresh]))
-            write(checker.drain())
+    stored = candidates_ingest(
+        batches, run=run, artifact_index=artifact_index, result=result, workers=workers, actor=actor
+    )
+    for _ in stored:
+        if on_progress:
+            on_progress(result)
     run.counts = result.as_counts()
     run.finished_at = timezone.now()
     run.save(update_fields=["counts", "finished_at"])
