@@ -3,7 +3,7 @@ health; the schema and the docs page."""
 
 from filter import ArtifactRecord
 from poimen.manifest import manifest_read
-from poimen.models import Artifact, Event
+from poimen.models import Event
 from tests.conftest import UNRELATED, demo_skill
 
 ARTIFACTS = "/api/v1/artifacts"
