@@ -14,7 +14,7 @@ In one run, each phase in a fresh process (so that its peak memory is its own):
   process reads and writes;
 - ingest of the first quarter of the file, so that peak memory can be compared across sizes.
 
-Records are seeded synthetic assistant turns (bench.matcher's Writer: a Zipf-like vocabulary
+Records are seeded synthetic assistant turns (bench.corpus's Writer: a Zipf-like vocabulary
 and stock phrases, so that unrelated texts hit the index by chance), 2% of them planted copies
 of artifacts in the ways models quote (verbatim, quoted, behind a gutter, re-wrapped, ...).
 Targets: ingest at least 0.5x the matcher alone, at least 3,000 records/s, memory flat in the
@@ -42,7 +42,7 @@ PLANTED_SHARE = 0.02
 def write_corpus(folder: Path, *, n_records: int, n_artifacts: int, seed: int) -> dict:
     """Artifacts as .md files under folder/artifacts/skill, records as folder/records.jsonl
     (and its first quarter as records-quarter.jsonl). Streams: memory does not grow with n."""
-    from bench.matcher import PLANTINGS, Writer
+    from bench.corpus import PLANTINGS, Writer
 
     writer = Writer(seed)
     # Records from a writer of their own: a Writer recycles its word draws after a few million

@@ -13,6 +13,7 @@ from poimen.selectors import (
     kinds_known,
     runs_for_filter,
 )
+from poimen.services import threshold_check
 
 VERDICT_FILTER_CHOICES = [
     ("", "any verdict"),
@@ -22,7 +23,6 @@ VERDICT_FILTER_CHOICES = [
     (Review.Verdict.FALSE_POSITIVE, "false positive (released)"),
 ]
 SORT_CHOICES = [("overlap", "highest overlap first"), ("time", "newest first")]
-FORMAT_CHOICES = [("csv", "CSV"), ("jsonl", "JSONL")]
 # The largest id a database holds (a 64-bit signed integer): a bigger number is a form error,
 # not a value handed to the database (SQLite raises OverflowError on it).
 MAX_ID = 2**63 - 1
@@ -127,35 +127,19 @@ class AuditFilterForm(forms.Form):
 
 
 class ThresholdPreviewForm(forms.Form):
-    value = forms.FloatField(min_value=0, max_value=1, label="New threshold")
+    """A threshold to preview: the value, cleaned by the one threshold rule (threshold_check)."""
 
-    def __init__(self, data=None, *, initial_value=None):
-        super().__init__(data, initial={"value": initial_value})
-        self.fields["value"].widget.attrs.update(step="0.01", inputmode="decimal")
+    value = forms.CharField(label="New threshold")
+
+    def clean_value(self):
+        return threshold_check(self.cleaned_data["value"])
 
 
-class ThresholdChangeForm(forms.Form):
-    value = forms.FloatField(min_value=0, max_value=1, label="New threshold")
+class ThresholdChangeForm(ThresholdPreviewForm):
+    """A threshold to save, with the reason the audit log keeps."""
+
     reason = forms.CharField(
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": "why this threshold"}),
         error_messages={"required": "Say why: the reason goes into the audit log."},
-    )
-
-    def __init__(self, data=None, *, floor: float):
-        super().__init__(data)
-        self.floor = floor
-
-    def clean_value(self):
-        value = self.cleaned_data["value"]
-        if value < self.floor:
-            raise forms.ValidationError(below_floor_message(value, self.floor))
-        return value
-
-
-def below_floor_message(value: float, floor: float) -> str:
-    return (
-        f"{value:g} is below the reporting floor ({floor:g}): matches under the floor were "
-        "never stored, so this threshold cannot be applied from them. A refilter is needed: "
-        "lower POIMEN_REPORT_FLOOR and run `manage.py refilter` first."
     )

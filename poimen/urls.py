@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from poimen import views
 from poimen.api.urls import api_urls
+from poimen.views import artifacts, audit, export, lists, overview, record, runs, tuning
 
 urlpatterns = [
     path(
@@ -12,20 +12,20 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("", views.overview, name="overview"),
-    path("exclusions/", views.exclusions, name="exclusions"),
-    path("exclusions/bulk/", views.exclusions_bulk, name="exclusions_bulk"),
-    path("export/", views.export, name="export"),
-    path("near-misses/", views.near_misses, name="near_misses"),
-    path("records/<int:record_id>/", views.record, name="record"),
-    path("records/<int:record_id>/review/", views.record_review, name="record_review"),
-    path("records/<int:record_id>/undo/", views.record_undo, name="record_undo"),
-    path("artifacts/", views.artifacts, name="artifacts"),
-    path("artifacts/<int:artifact_id>/", views.artifact, name="artifact"),
-    path("runs/", views.runs, name="runs"),
-    path("audit/", views.audit, name="audit"),
-    path("tuning/", views.tuning, name="tuning"),
-    path("tuning/<str:kind>/", views.tuning_kind, name="tuning_kind"),
+    path("", overview.overview, name="overview"),
+    path("exclusions/", lists.exclusions, name="exclusions"),
+    path("exclusions/bulk/", lists.exclusions_bulk, name="exclusions_bulk"),
+    path("export/", export.export, name="export"),
+    path("near-misses/", lists.near_misses, name="near_misses"),
+    path("records/<int:record_id>/", record.record, name="record"),
+    path("records/<int:record_id>/review/", record.record_review, name="record_review"),
+    path("records/<int:record_id>/undo/", record.record_undo, name="record_undo"),
+    path("artifacts/", artifacts.artifacts, name="artifacts"),
+    path("artifacts/<int:artifact_id>/", artifacts.artifact, name="artifact"),
+    path("runs/", runs.runs, name="runs"),
+    path("audit/", audit.audit, name="audit"),
+    path("tuning/", tuning.tuning, name="tuning"),
+    path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls),
 ]

@@ -21,12 +21,22 @@ from poimen.services.decisions import (
     derived_verify,
     records_refilter,
     threshold_change,
+    threshold_check,
 )
-from poimen.services.export import records_export
+from poimen.services.export import (
+    EXPORT_FIELD_NAMES,
+    EXPORT_FIELDS,
+    EXPORT_FORMATS,
+    records_export,
+    records_export_chunks,
+)
 from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.reviews import review_record, review_undo, reviews_bulk
 
 __all__ = [
+    "EXPORT_FIELDS",
+    "EXPORT_FIELD_NAMES",
+    "EXPORT_FORMATS",
     "ImportResult",
     "IngestResult",
     "InputError",
@@ -42,10 +52,12 @@ __all__ = [
     "derived_verify",
     "manifest_export",
     "records_export",
+    "records_export_chunks",
     "records_ingest",
     "records_refilter",
     "review_record",
     "review_undo",
     "reviews_bulk",
     "threshold_change",
+    "threshold_check",
 ]

@@ -7,9 +7,10 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from poimen.bulk import keyset_pages
-from poimen.checking import summarise
-from poimen.filtering import Policies, derived_condition, filter_from_db, report_floor
+from poimen.artifact_index import artifact_index_load
+from poimen.checked import summarise
+from poimen.derived_rule import derived_condition
+from poimen.keyset import keyset_pages
 from poimen.models import (
     Artifact,
     Event,
@@ -19,6 +20,7 @@ from poimen.models import (
     Review,
     ThresholdChange,
 )
+from poimen.policies import Policies, report_floor
 from poimen.services.common import InputError, batch_size_or_default, check_kind, status_in_force
 from poimen.services.ingest import apply_checked
 
@@ -36,13 +38,14 @@ def _status_event(record: Record, old_status: str, *, cause: str, actor=None, da
     }
     excluded = record.status == Record.Status.EXCLUDED
     best = record.best_artifact
-    return Event(
-        type=Event.Type.DERIVED_EXCLUDED if excluded else Event.Type.STATUS_CHANGED,
+    return Event.objects.log(
+        Event.Type.DERIVED_EXCLUDED if excluded else Event.Type.STATUS_CHANGED,
         actor=actor,
         record=record,
         artifact=best,
         kind=best.kind if best else "",
         data=snapshot,
+        save=False,
     )
 
 
@@ -71,13 +74,13 @@ def records_refilter(
     if kind is not None:
         check_known_kind(kind)
     started_at = timezone.now()
-    db_filter = filter_from_db(kind=kind)
-    policies = db_filter.policies
+    artifact_index = artifact_index_load(kind=kind)
+    policies = artifact_index.policies
     kinds = set(Artifact.objects.values_list("kind", flat=True))
     result = RefilterResult()
     records = Record.objects.select_related("review")
     for page in keyset_pages(records, batch_size):
-        verdicts = db_filter.filter.check_many([record.text for record in page])
+        verdicts = artifact_index.filter.check_many([record.text for record in page])
         before = {r.pk: _decision_of(r) for r in page}
         with transaction.atomic():
             stale = Match.objects.filter(record__in=page)
@@ -86,7 +89,7 @@ def records_refilter(
             stale.delete()
             matches = []
             for record, verdict in zip(page, verdicts, strict=True):
-                own = apply_checked(record, summarise(verdict), db_filter)
+                own = apply_checked(record, summarise(verdict), artifact_index)
                 if kind is not None:
                     # Only this kind was checked: keep what the record knows of the others.
                     record.coverage = {
@@ -118,8 +121,8 @@ def records_refilter(
         result.matches += len(matches)
     # One event for the whole run, so that the desk can tell which records it has re-checked
     # (every record stored before `started_at`) even when no status changed.
-    Event.objects.create(
-        type=Event.Type.RECORDS_REFILTERED,
+    Event.objects.log(
+        Event.Type.RECORDS_REFILTERED,
         actor=actor,
         kind=kind or "",
         data={
@@ -166,6 +169,26 @@ class ThresholdBelowFloor(InputError):
     """A threshold the stored matches cannot show the effect of."""
 
 
+def threshold_check(value) -> float:
+    """A threshold the stored matches can apply: a number from the reporting floor to 1. The
+    one validation of a threshold: the tuning page's forms clean with it, threshold_change
+    (the page's save and `set_threshold`) refuses with it."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # NaN too
+        raise InputError(f"a threshold is a number between 0 and 1, not {value!r}")
+    floor = report_floor()
+    if number < floor:
+        raise ThresholdBelowFloor(
+            f"{number:g} is below the reporting floor ({floor:g}): matches under the floor were "
+            "never stored, so this threshold cannot be applied from them. A refilter is needed: "
+            "lower POIMEN_REPORT_FLOOR and run `manage.py refilter` first."
+        )
+    return number
+
+
 def check_known_kind(kind: str) -> str:
     """A kind some artifact has (or that has a policy already): a typo is refused, not
     turned into a new kind with no artifacts."""
@@ -181,16 +204,7 @@ def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> Thr
     the new value excludes or releases change status, each with an event, unless a reviewer's
     verdict holds them. Writes a ThresholdChange and a threshold_changed event."""
     check_known_kind(kind)
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise InputError(f"a threshold is between 0 and 1, not {value}")
-    floor = report_floor()
-    if value < floor:
-        raise ThresholdBelowFloor(
-            f"{value} is below the reporting floor {floor}: pairs under the floor were never "
-            f"stored, so this threshold cannot be applied from them. Lower POIMEN_REPORT_FLOOR "
-            f"and run `refilter` first"
-        )
+    value = threshold_check(value)
     if not (reason or "").strip():
         raise InputError("a threshold change needs a reason")
     with transaction.atomic():
@@ -199,8 +213,8 @@ def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> Thr
         policy.threshold = value
         policy.save(update_fields=["threshold"])
         ThresholdChange.objects.create(kind=kind, old=old, new=value, reason=reason, actor=actor)
-        Event.objects.create(
-            type=Event.Type.THRESHOLD_CHANGED,
+        Event.objects.log(
+            Event.Type.THRESHOLD_CHANGED,
             actor=actor,
             kind=kind,
             data={"old": old, "new": value, "reason": reason},
@@ -287,13 +301,13 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
     """The card's `mem verify --derived-filter`: from the text, with today's artifacts and
     thresholds, no evidence record may be derived. Records a reviewer released (false
     positive) are counted apart; every other derived evidence record is an offender."""
-    db_filter = filter_from_db()
+    artifact_index = artifact_index_load()
     result = VerifyResult()
     evidence = Record.objects.filter(status=Record.Status.EVIDENCE).select_related("review")
     for page in keyset_pages(
         evidence.only("pk", "source", "external_id", "text", "review"), batch_size
     ):
-        verdicts = db_filter.filter.check_many([record.text for record in page])
+        verdicts = artifact_index.filter.check_many([record.text for record in page])
         for record, verdict in zip(page, verdicts, strict=True):
             result.checked += 1
             if not verdict.derived:
@@ -316,7 +330,7 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
                     artifact=match.artifact[1],
                     kind=kind,
                     overlap=overlap,
-                    threshold=db_filter.filter.threshold_for(kind),
+                    threshold=artifact_index.filter.threshold_for(kind),
                 )
             )
     return result

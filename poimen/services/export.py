@@ -1,37 +1,142 @@
-"""records_export: every record's decision as JSONL, for other tools."""
+"""The one exporter: records and their decisions as CSV or JSONL, for the desk's download of a
+filtered list and for `export_records` (every record). One field list, one meaning of "id"
+(the external id; poimen's primary key is "record_pk"), documented where it is defined: the
+export page lists EXPORT_FIELDS, the README's export_records paragraph names the same."""
 
+import csv
 import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from io import StringIO
 from typing import TextIO
 
-from poimen.bulk import keyset_pages
+from django.db.models import QuerySet
+
+from poimen import selectors
 from poimen.models import Record
+from poimen.services.common import InputError
 
 
-def records_export(*, stream: TextIO) -> int:
-    """A JSONL line per record with its decision, for other tools; returns how many."""
-    written = 0
-    records = Record.objects.select_related("best_artifact").only(
-        "pk",
-        "source",
-        "external_id",
+@dataclass(frozen=True)
+class ExportField:
+    name: str
+    meaning: str
+    value: Callable[[Record], object]
+
+
+def _best(record: Record, attribute: str):
+    return getattr(record.best_artifact, attribute) if record.best_artifact else None
+
+
+EXPORT_FIELDS = (
+    ExportField("id", "the record's external id, as its source named it", lambda r: r.external_id),
+    ExportField("record_pk", "poimen's key for the record (/records/<record_pk>/)", lambda r: r.pk),
+    ExportField("source", "the source label it was ingested under", lambda r: r.source),
+    ExportField(
         "status",
-        "derived",
-        "best_overlap",
-        "best_artifact__name",
-        "best_artifact__kind",
+        "evidence or excluded: what holds (a reviewer's verdict, else the filter's decision)",
+        lambda r: r.status,
+    ),
+    ExportField("derived", "the filter's decision: true for a copy", lambda r: r.derived),
+    ExportField(
+        "kind", "the kind of the artifact it matched best, or null", lambda r: _best(r, "kind")
+    ),
+    ExportField("artifact", "the name of that artifact, or null", lambda r: _best(r, "name")),
+    ExportField(
+        "overlap",
+        "its overlap with that artifact, 0 to 1, or null",
+        lambda r: round(r.best_overlap, 6) if r.best_artifact else None,
+    ),
+    ExportField(
+        "verdict",
+        "the reviewer's verdict in force (confirmed, false_positive, false_negative), or null",
+        lambda r: r.review.verdict if r.review else None,
+    ),
+    ExportField("run", "the ingest run that stored it", lambda r: r.run_id),
+    ExportField("created_at", "when it was ingested, ISO 8601", lambda r: r.created_at.isoformat()),
+)
+EXPORT_FIELD_NAMES = [field.name for field in EXPORT_FIELDS]
+
+
+def _spreadsheet_safe(value):
+    """Record fields come from transcripts: a cell starting like a formula is quoted, so a
+    spreadsheet opening the export shows it instead of running it."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _csv_chunks(rows: Iterable[dict]) -> Iterator[str]:
+    buffer = StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELD_NAMES)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({name: _spreadsheet_safe(value) for name, value in row.items()})
+        if buffer.tell() > 64 * 1024:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def _jsonl_chunks(rows: Iterable[dict]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    name: str
+    label: str
+    content_type: str
+    chunks: Callable[[Iterable[dict]], Iterator[str]]
+
+
+EXPORT_FORMATS = {
+    f.name: f
+    for f in (
+        ExportFormat("csv", "CSV", "text/csv", _csv_chunks),
+        ExportFormat("jsonl", "JSONL", "application/jsonl", _jsonl_chunks),
     )
-    for page in keyset_pages(records, 2000):
-        for record in page:
-            best = record.best_artifact
-            line = {
-                "id": record.external_id,
-                "source": record.source,
-                "status": record.status,
-                "derived": record.derived,
-                "matched": best.name if best else None,
-                "kind": best.kind if best else None,
-                "overlap": round(record.best_overlap, 6) if best else None,
-            }
-            stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+}
+
+
+def export_format(name: str) -> ExportFormat:
+    try:
+        return EXPORT_FORMATS[name]
+    except KeyError:
+        known = ", ".join(EXPORT_FORMATS)
+        raise InputError(f"export format {name!r} is not one of {known}") from None
+
+
+def export_row(record: Record) -> dict:
+    return {field.name: field.value(record) for field in EXPORT_FIELDS}
+
+
+def _rows(records: QuerySet) -> Iterator[dict]:
+    """Newest first, streamed; the record's text is never read."""
+    for record in selectors.export_rows(records.defer("text", "coverage")):
+        yield export_row(record)
+
+
+def records_export_chunks(*, records: QuerySet, file_format: str) -> Iterator[str]:
+    """The file's text in pieces, for a streaming response."""
+    return export_format(file_format).chunks(_rows(records))
+
+
+def records_export(
+    *, stream: TextIO, records: QuerySet | None = None, file_format: str = "jsonl"
+) -> int:
+    """Write `records` (every record by default) to `stream`; returns how many."""
+    chunks = export_format(file_format).chunks
+    written = 0
+
+    def counted() -> Iterator[dict]:
+        nonlocal written
+        for row in _rows(Record.objects.all() if records is None else records):
             written += 1
+            yield row
+
+    for chunk in chunks(counted()):
+        stream.write(chunk)
     return written

@@ -4,6 +4,7 @@ from django.db import transaction
 
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
+from poimen.verdicts import verdict_misfit
 
 REVIEW_EVENTS = {
     Review.Verdict.CONFIRMED: Event.Type.REVIEW_CONFIRMED,
@@ -37,13 +38,14 @@ def _review_apply(record: Record, verdict, actor, note: str) -> Review:
 
 def _review_event(record: Record, old_status: str, verdict, actor, note: str) -> Event:
     best = record.best_artifact
-    return Event(
-        type=REVIEW_EVENTS[verdict],
+    return Event.objects.log(
+        REVIEW_EVENTS[verdict],
         actor=actor,
         record=record,
         artifact=best,
         kind=best.kind if best else "",
         data={**_review_snapshot(record, old_status), "verdict": verdict.value, "note": note},
+        save=False,
     )
 
 
@@ -55,20 +57,6 @@ def _verdict(value: str) -> Review.Verdict:
         raise InputError(f"verdict {value!r} is not one of {choices}") from None
 
 
-def _check_fits(record: Record, verdict: Review.Verdict) -> None:
-    """A false negative judges a near miss, a confirmation an exclusion. (A false positive may
-    stand on any record: a release the filter must respect whatever it decides later.)"""
-    if verdict == Review.Verdict.FALSE_NEGATIVE and not record.matches.exists():
-        raise InputError(
-            "a false negative is a near miss that should be excluded: this record matches no "
-            "artifact"
-        )
-    if verdict == Review.Verdict.CONFIRMED and not (
-        record.derived or record.status == Record.Status.EXCLUDED
-    ):
-        raise InputError("a confirmation judges an exclusion: this record was never excluded")
-
-
 def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Review:
     """A reviewer's verdict: it outranks the filter until someone changes it; an event each."""
     verdict = _verdict(verdict)
@@ -78,7 +66,9 @@ def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Rev
             .select_related("best_artifact")
             .get(pk=record.pk)
         )
-        _check_fits(record, verdict)
+        misfit = verdict_misfit(record, verdict)  # the rule the desk's buttons ask too
+        if misfit:
+            raise InputError(misfit)
         return _review_apply(record, verdict, actor, note)
 
 
@@ -128,8 +118,8 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
         record.status = status_in_force(record)
         record.save(update_fields=["review", "status"])
         best = record.best_artifact
-        Event.objects.create(
-            type=Event.Type.REVIEW_UNDONE,
+        Event.objects.log(
+            Event.Type.REVIEW_UNDONE,
             actor=actor,
             record=record,
             artifact=best,

@@ -137,17 +137,22 @@ def test_export_records_writes_each_decision(copies, tmp_path):
     output = tmp_path / "records.jsonl"
     run("export_records", "--output", str(output))
     lines = {line["id"]: line for line in map(json.loads, output.read_text().splitlines())}
+    copy = Record.objects.get(external_id="copy")
     assert lines["copy"] == {
         "id": "copy",
+        "record_pk": copy.pk,
         "source": "vault",
         "status": "excluded",
         "derived": True,
-        "matched": "release-notes",
         "kind": "skill",
+        "artifact": "release-notes",
         "overlap": lines["copy"]["overlap"],
+        "verdict": None,
+        "run": copy.run_id,
+        "created_at": copy.created_at.isoformat(),
     }
     assert lines["copy"]["overlap"] > 0.8
-    assert lines["note"]["matched"] is None and lines["note"]["status"] == "evidence"
+    assert lines["note"]["artifact"] is None and lines["note"]["status"] == "evidence"
 
 
 def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
@@ -227,7 +232,7 @@ def test_an_export_replaces_its_file_whole(copies, tmp_path):
     run("export_records", "--output", str(output))
 
     lines = output.read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line)["id"] for line in lines] == ["copy", "note"]
+    assert [json.loads(line)["id"] for line in lines] == ["note", "copy"]  # newest first
 
 
 def test_a_kind_no_artifact_has_is_refused_by_set_threshold_and_refilter(copies):

@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from poimen import selectors
 from poimen.models import Record
+from poimen.selectors import paging
 
 pytestmark = pytest.mark.e2e
 
@@ -65,7 +65,7 @@ def test_log_in_and_every_page_is_clean(
 def test_filter_and_page_and_go_back(
     live_server, page, log_in, reviewer, many_exclusions, browser_problems, monkeypatch
 ):
-    monkeypatch.setattr(selectors, "PAGE_SIZE", 2)
+    monkeypatch.setattr(paging, "PAGE_SIZE", 2)
     log_in("rita", REVIEWER_PASSWORD)
     page.goto(live_server.url + "/exclusions/")
     rows = page.locator("#results tr[data-row]")

@@ -12,14 +12,13 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter
+from filter import ArtifactRecord, DerivedFilter, renderings
 from tests.texts import (
     REFERENCE_NAMES,
     SECTION_MARKER,
     SKILL_MARKER,
     SKILL_NAMES,
     reference,
-    reformat,
     skill,
     turn,
 )
@@ -55,7 +54,7 @@ def derived_filter(artifacts) -> DerivedFilter:
 
 def first_part(text: str, share: float) -> str:
     """The leading sections of `text` that come closest to `share` of its words."""
-    parts = reformat.sections(text)
+    parts = renderings.sections(text)
     wanted = share * len(text.split())
     cuts = ["\n".join(parts[:end]) for end in range(1, len(parts))]
     return min(cuts, key=lambda cut: abs(len(cut.split()) - wanted))
@@ -73,14 +72,14 @@ def stitched_from_quarters() -> str:
     """A quarter of each skill, in turn: no skill is a large part of it, together all of it."""
     pieces = []
     for number, name in enumerate(SKILL_NAMES):
-        parts = reformat.sections(skill(name))
+        parts = renderings.sections(skill(name))
         # Section 0 is the front matter and title; sections 1..4 are the body.
         pieces.append(parts[1 + number % (len(parts) - 1)])
     return "\n".join(pieces)
 
 
 def section(text: str, heading: str) -> str:
-    (found,) = [part for part in reformat.sections(text) if part.startswith(f"## {heading}\n")]
+    (found,) = [part for part in renderings.sections(text) if part.startswith(f"## {heading}\n")]
     return found.strip()
 
 
@@ -102,24 +101,24 @@ def test_a1_verbatim_excluded(derived_filter, name):
 
 
 REFORMATTINGS = {
-    "other_whitespace": reformat.other_whitespace,
-    "reindented": reformat.reindent,
-    "wrapped_in_fences": reformat.wrap_in_fences,
-    "fences_removed": reformat.remove_fences,
-    "bullets_dash_to_star": lambda text: reformat.change_bullets(text, "*"),
-    "bullets_to_numbers": lambda text: reformat.change_bullets(text, "1."),
-    "numbers_to_dashes": lambda text: reformat.change_bullets(text, "-"),
-    "rewrapped_at_52": reformat.rewrap,
-    "rewrapped_at_100": lambda text: reformat.rewrap(text, width=100),
-    "bullets_to_unicode": lambda text: reformat.change_bullets(text, "\u2022"),
-    "quoted": reformat.quote,
-    "nested_quote": lambda text: reformat.quote(reformat.quote(text)),
-    "rendered_as_html": reformat.render_html,
-    "crlf_line_ends": reformat.crlf,
-    "smart_quotes": reformat.smart_quotes,
-    "fullwidth_letters": reformat.fullwidth_letters,
-    "non_breaking_spaces": reformat.non_breaking_spaces,
-    "ligatures": reformat.ligatures,
+    "other_whitespace": renderings.other_whitespace,
+    "reindented": renderings.reindent,
+    "wrapped_in_fences": renderings.wrap_in_fences,
+    "fences_removed": renderings.remove_fences,
+    "bullets_dash_to_star": lambda text: renderings.change_bullets(text, "*"),
+    "bullets_to_numbers": lambda text: renderings.change_bullets(text, "1."),
+    "numbers_to_dashes": lambda text: renderings.change_bullets(text, "-"),
+    "rewrapped_at_52": renderings.rewrap,
+    "rewrapped_at_100": lambda text: renderings.rewrap(text, width=100),
+    "bullets_to_unicode": lambda text: renderings.change_bullets(text, "\u2022"),
+    "quoted": renderings.quote,
+    "nested_quote": lambda text: renderings.quote(renderings.quote(text)),
+    "rendered_as_html": renderings.render_html,
+    "crlf_line_ends": renderings.crlf,
+    "smart_quotes": renderings.smart_quotes,
+    "fullwidth_letters": renderings.fullwidth_letters,
+    "non_breaking_spaces": renderings.non_breaking_spaces,
+    "ligatures": renderings.ligatures,
 }
 
 
@@ -193,7 +192,7 @@ def test_record_stitched_from_quarters_of_four_skills_is_excluded(derived_filter
 
 @pytest.mark.parametrize("name", SKILL_NAMES)
 def test_skill_with_its_sections_in_another_order_is_excluded(derived_filter, name):
-    head, *body = reformat.sections(skill(name))
+    head, *body = renderings.sections(skill(name))
     record = "\n".join([head, *reversed(body)])
 
     verdict = derived_filter.check(record)
@@ -206,7 +205,7 @@ def test_skill_with_its_sections_in_another_order_is_excluded(derived_filter, na
 @pytest.mark.parametrize("how", ["changed", "inserted", "deleted"])
 @pytest.mark.parametrize("name", SKILL_NAMES)
 def test_copy_with_one_word_in_ten_edited_is_excluded(derived_filter, name, how):
-    copy = reformat.edit_one_word_in_ten(skill(name), how, seed=SKILL_NAMES.index(name) + 7)
+    copy = renderings.edit_one_word_in_ten(skill(name), how, seed=SKILL_NAMES.index(name) + 7)
     edited_words = len(set(copy.split()) ^ set(skill(name).split()))
     assert edited_words >= len(skill(name).split()) / 20
 
@@ -217,8 +216,8 @@ def test_copy_with_one_word_in_ten_edited_is_excluded(derived_filter, name, how)
 
 
 GUTTERS = {
-    "read_tool_arrow": reformat.read_tool_gutter,
-    "cat_n_tab": reformat.cat_n_gutter,
+    "read_tool_arrow": renderings.read_tool_gutter,
+    "cat_n_tab": renderings.cat_n_gutter,
     "colon": lambda text: "\n".join(
         f"{number}: {line}" for number, line in enumerate(text.split("\n"), 1)
     ),
@@ -248,7 +247,7 @@ READER_COMMENTS = [
 
 @pytest.mark.parametrize("name", SKILL_NAMES)
 def test_skill_with_short_reader_comments_between_sections_is_excluded(derived_filter, name):
-    parts = reformat.sections(skill(name))
+    parts = renderings.sections(skill(name))
     record = "\n\n".join(
         f"{part.strip()}\n\n{comment}" for part, comment in zip(parts, READER_COMMENTS, strict=True)
     )
@@ -368,7 +367,7 @@ def test_two_projects_independent_docs_on_the_same_topic_are_not_excluded(
 def test_a5_exclusion_logged(artifacts):
     derived_filter = filter_of(*artifacts, thresholds={"skill": 0.8, "reference": 0.7})
     guide_section = section(reference(GUIDE), "Settings for production")
-    record = reformat.quote(skill("git-commit-message")) + "\n\n" + guide_section
+    record = renderings.quote(skill("git-commit-message")) + "\n\n" + guide_section
 
     verdict = derived_filter.check(record)
 
@@ -488,7 +487,7 @@ def test_a8_multiple_artifacts(artifacts):
     assert len(derived_filter) == 60 + len(artifacts) + 1 + 60
 
     for name in SKILL_NAMES:
-        verdict = derived_filter.check(reformat.rewrap(skill(name)))
+        verdict = derived_filter.check(renderings.rewrap(skill(name)))
         assert verdict.derived
         assert verdict.best.artifact.name == name
     newer = derived_filter.check(git_commit_message_v2())
@@ -582,7 +581,7 @@ def test_a10_artifact_known_only_by_its_manifest_line_still_excludes_and_is_name
     from_manifest = ArtifactRecord.from_json_line(json.dumps(data), source="vault/.artifacts.jsonl")
     derived_filter = filter_of(from_manifest)
 
-    verdict = derived_filter.check(reformat.quote(skill("pull-request-review")))
+    verdict = derived_filter.check(renderings.quote(skill("pull-request-review")))
 
     assert verdict.derived
     assert verdict.best.artifact.name == "pull-request-review"
@@ -632,6 +631,6 @@ def test_every_reference_page_is_its_own_best_match():
     derived_filter = filter_of(*(reference_artifact(name) for name in REFERENCE_NAMES))
 
     for name in REFERENCE_NAMES:
-        verdict = derived_filter.check(reformat.rewrap(reference(name), width=72))
+        verdict = derived_filter.check(renderings.rewrap(reference(name), width=72))
         assert verdict.derived
         assert verdict.best.artifact.name == name

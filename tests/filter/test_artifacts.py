@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from filter import ArtifactRecord, ManifestError
-from tests.texts import reformat, skill
+from filter import ArtifactRecord, ManifestError, renderings
+from tests.texts import skill
 
 
 def test_manifest_line_round_trip_keeps_unicode_and_large_hashes():
-    text = reformat.fullwidth_letters(skill("django-test-suite")) + "\nÉtape 2 — ﬁn\n"
+    text = renderings.fullwidth_letters(skill("django-test-suite")) + "\nÉtape 2 — ﬁn\n"
     artifact = ArtifactRecord.from_text(kind="reference", name="Guide für Tests", text=text)
     assert (artifact.shingles > np.uint64(2**63)).any()
 

@@ -4,13 +4,13 @@ No database. The texts are the acceptance suite's (tests/texts/), so a unit that
 shows up on the same words as the card's tests.
 """
 
-from filter import ArtifactRecord, DerivedFilter, tokenise
-from tests.texts import SKILL_NAMES, reference, reformat, skill, turn
+from filter import ArtifactRecord, DerivedFilter, renderings, tokenise
+from tests.texts import SKILL_NAMES, reference, skill, turn
 
 
 def test_matches_come_best_first():
     django = skill("django-test-suite")
-    head, before, steps, failure, pitfalls = reformat.sections(django)
+    head, before, steps, failure, pitfalls = renderings.sections(django)
     derived_filter = DerivedFilter()
     for name, text in [
         ("two-sections", "\n".join([before, failure, turn("unrelated-asyncio")])),
@@ -37,8 +37,8 @@ def test_coverage_is_per_kind():
     )
     guide = reference("django-deployment-guide")
     derived_filter.add(ArtifactRecord.from_text(kind="reference", name="r", text=guide))
-    commit_sections = reformat.sections(skill("git-commit-message"))
-    guide_sections = reformat.sections(guide)
+    commit_sections = renderings.sections(skill("git-commit-message"))
+    guide_sections = renderings.sections(guide)
     # Half skill, half reference: neither kind makes up enough of the record on its own.
     record = "\n".join(commit_sections[:3] + guide_sections[3:5])
 

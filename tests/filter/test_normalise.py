@@ -8,9 +8,9 @@ import unicodedata
 
 import pytest
 
-from filter import tokenise
+from filter import renderings, tokenise
 from tests.factories import normalised
-from tests.texts import SKILL_NAMES, reformat, skill
+from tests.texts import SKILL_NAMES, skill
 
 
 @pytest.mark.parametrize(
@@ -118,13 +118,13 @@ def test_words_do_not_depend_on_whether_the_text_was_nfkc_normalised_first(text)
 
 OFFSET_RENDERINGS = {
     "plain": lambda text: text,
-    "quoted_crlf": lambda text: reformat.crlf(reformat.quote(text)),
-    "read_tool_gutter": reformat.read_tool_gutter,
-    "cat_n_gutter": reformat.cat_n_gutter,
-    "fullwidth": reformat.fullwidth_letters,
-    "ligatures": reformat.ligatures,
-    "no_break_spaces": reformat.non_breaking_spaces,
-    "html": reformat.render_html,
+    "quoted_crlf": lambda text: renderings.crlf(renderings.quote(text)),
+    "read_tool_gutter": renderings.read_tool_gutter,
+    "cat_n_gutter": renderings.cat_n_gutter,
+    "fullwidth": renderings.fullwidth_letters,
+    "ligatures": renderings.ligatures,
+    "no_break_spaces": renderings.non_breaking_spaces,
+    "html": renderings.render_html,
 }
 
 
@@ -153,22 +153,22 @@ def test_token_offsets_of_a_gutter_line_skip_the_gutter():
 
 
 RENDERINGS_THAT_KEEP_EVERY_WORD = {
-    "other_whitespace": reformat.other_whitespace,
-    "reindented": reformat.reindent,
-    "wrapped_in_fences": reformat.wrap_in_fences,
-    "fences_removed": reformat.remove_fences,
-    "bullets_to_star": lambda text: reformat.change_bullets(text, "*"),
-    "bullets_to_numbers": lambda text: reformat.change_bullets(text, "1."),
-    "rewrapped": reformat.rewrap,
-    "quoted": reformat.quote,
-    "crlf_line_ends": reformat.crlf,
-    "smart_quotes": reformat.smart_quotes,
-    "fullwidth_letters": reformat.fullwidth_letters,
-    "non_breaking_spaces": reformat.non_breaking_spaces,
-    "ligatures": reformat.ligatures,
-    "read_tool_gutter": reformat.read_tool_gutter,
-    "cat_n_gutter": reformat.cat_n_gutter,
-    "rendered_as_html": reformat.render_html,
+    "other_whitespace": renderings.other_whitespace,
+    "reindented": renderings.reindent,
+    "wrapped_in_fences": renderings.wrap_in_fences,
+    "fences_removed": renderings.remove_fences,
+    "bullets_to_star": lambda text: renderings.change_bullets(text, "*"),
+    "bullets_to_numbers": lambda text: renderings.change_bullets(text, "1."),
+    "rewrapped": renderings.rewrap,
+    "quoted": renderings.quote,
+    "crlf_line_ends": renderings.crlf,
+    "smart_quotes": renderings.smart_quotes,
+    "fullwidth_letters": renderings.fullwidth_letters,
+    "non_breaking_spaces": renderings.non_breaking_spaces,
+    "ligatures": renderings.ligatures,
+    "read_tool_gutter": renderings.read_tool_gutter,
+    "cat_n_gutter": renderings.cat_n_gutter,
+    "rendered_as_html": renderings.render_html,
 }
 
 

@@ -4,9 +4,9 @@ No database. The texts are the acceptance suite's (tests/texts/), so a unit that
 shows up on the same words as the card's tests.
 """
 
-from filter import ArtifactRecord, match_passages, tokenise
+from filter import ArtifactRecord, match_passages, renderings, tokenise
 from tests.factories import manifest_line, normalised
-from tests.texts import reformat, skill, turn
+from tests.texts import skill, turn
 
 STEPS_SENTENCE = (
     "Keep the test database between runs with `--keepdb` (Django) or `--reuse-db` "
@@ -61,8 +61,8 @@ def test_passages_are_numbered_in_record_order_with_spans_in_each_text():
 
 def test_passage_spans_of_a_rerendered_copy_point_into_the_record_as_written():
     artifact_text = skill("flaky-test-triage")
-    record = "Here is the file:\n" + reformat.read_tool_gutter(
-        reformat.crlf(reformat.fullwidth_letters(artifact_text))
+    record = "Here is the file:\n" + renderings.read_tool_gutter(
+        renderings.crlf(renderings.fullwidth_letters(artifact_text))
     )
 
     (passage,) = match_passages(record, artifact_text)

@@ -17,10 +17,11 @@ from filter import (
     ShingleParams,
     ShinglingMismatch,
     match_passages,
+    renderings,
     tokenise,
 )
 from tests.factories import manifest_line
-from tests.texts import SKILL_NAMES, reformat, skill
+from tests.texts import SKILL_NAMES, skill
 
 
 def test_one_shingle_per_window_of_k_tokens():
@@ -58,7 +59,7 @@ def test_shingles_are_in_text_order():
 
 def test_shingles_ignore_markup_and_unicode_variants():
     original = skill("flaky-test-triage")
-    rendered = reformat.read_tool_gutter(reformat.fullwidth_letters(reformat.quote(original)))
+    rendered = renderings.read_tool_gutter(renderings.fullwidth_letters(renderings.quote(original)))
 
     assert np.array_equal(
         ArtifactRecord.from_text(kind="skill", name="s", text=rendered).shingles,
@@ -109,7 +110,7 @@ def test_filter_under_other_params_reshingles_default_artifacts():
         ArtifactRecord.from_text(kind="skill", name="flaky", text=skill("flaky-test-triage"))
     )
 
-    assert derived_filter.check(reformat.quote(skill("flaky-test-triage"))).derived
+    assert derived_filter.check(renderings.quote(skill("flaky-test-triage"))).derived
 
 
 def test_artifact_without_text_under_other_params_is_refused():

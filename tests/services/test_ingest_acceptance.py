@@ -5,28 +5,28 @@ import json
 
 import pytest
 
+from filter import renderings
 from poimen.models import Event, Record
 from poimen.services import records_ingest
 from tests.factories import demo_skill
-from tests.texts import reformat
 
 pytestmark = pytest.mark.django_db
 
 RENDERINGS = {
     "verbatim": lambda t: t,
-    "other whitespace": reformat.other_whitespace,
-    "re-indented": reformat.reindent,
-    "wrapped in fences": reformat.wrap_in_fences,
-    "fences removed": reformat.remove_fences,
-    "bullets as *": lambda t: reformat.change_bullets(t, "*"),
-    "bullets as 1.": lambda t: reformat.change_bullets(t, "1."),
-    "re-wrapped": reformat.rewrap,
-    "quoted with >": reformat.quote,
-    "CRLF": reformat.crlf,
-    "smart quotes": reformat.smart_quotes,
-    "read tool gutter": reformat.read_tool_gutter,
-    "cat -n gutter": reformat.cat_n_gutter,
-    "a word in ten changed": lambda t: reformat.edit_one_word_in_ten(t, "changed", seed=3),
+    "other whitespace": renderings.other_whitespace,
+    "re-indented": renderings.reindent,
+    "wrapped in fences": renderings.wrap_in_fences,
+    "fences removed": renderings.remove_fences,
+    "bullets as *": lambda t: renderings.change_bullets(t, "*"),
+    "bullets as 1.": lambda t: renderings.change_bullets(t, "1."),
+    "re-wrapped": renderings.rewrap,
+    "quoted with >": renderings.quote,
+    "CRLF": renderings.crlf,
+    "smart quotes": renderings.smart_quotes,
+    "read tool gutter": renderings.read_tool_gutter,
+    "cat -n gutter": renderings.cat_n_gutter,
+    "a word in ten changed": lambda t: renderings.edit_one_word_in_ten(t, "changed", seed=3),
 }
 
 

@@ -1,7 +1,8 @@
 """Realistic texts for the matcher's tests: emitted skills, reference pages, assistant turns.
 
 The files are plain markdown so that a reader can open them; the functions here only load them.
-Other test modules (ingest, views) reuse them, so keep the names stable.
+Other test modules (ingest, views) reuse them, so keep the names stable. The ways a model or a
+tool re-renders such a text live in filter/renderings.py, which the benchmarks use too.
 """
 
 from pathlib import Path

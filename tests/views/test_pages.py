@@ -11,6 +11,7 @@ from django.urls import reverse
 from poimen import selectors
 from poimen.middleware import CONTENT_SECURITY_POLICY
 from poimen.models import Artifact, Record
+from poimen.selectors import paging, passages
 from tests.factories import demo_skill
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -284,7 +285,7 @@ def test_artifact_page_snippets_end_at_a_word(logged_in, desk_data):
 
 
 def test_keyset_paging_walks_the_whole_list_without_repeats(logged_in, desk_data, monkeypatch):
-    monkeypatch.setattr(selectors, "PAGE_SIZE", 1)
+    monkeypatch.setattr(paging, "PAGE_SIZE", 1)
     for sort in ("overlap", "time"):
         seen = []
         url = reverse("exclusions") + f"?sort={sort}"
@@ -354,7 +355,7 @@ def test_record_whose_artifact_has_no_text_shows_its_highlights_alone(logged_in,
 
 
 def test_boilerplate_passages_are_greyed(logged_in, desk_data, make_artifact, monkeypatch):
-    monkeypatch.setattr(selectors, "BOILERPLATE_MIN_ARTIFACTS", 1)
+    monkeypatch.setattr(passages, "BOILERPLATE_MIN_ARTIFACTS", 1)
     record = desk_data["verbatim"]
     html = logged_in.get(reverse("record", args=[record.pk])).content.decode()
     assert "boilerplate" in html
@@ -512,11 +513,11 @@ def test_export_shows_the_count_then_downloads_csv_and_jsonl(logged_in, desk_dat
     csv_file = logged_in.get(reverse("export") + "?list=exclusions&kind=skill&download=1")
     assert csv_file["Content-Type"].startswith("text/csv")
     lines = b"".join(csv_file.streaming_content).decode().strip().splitlines()
-    assert lines[0].startswith("id,external_id,source,status")
+    assert lines[0].startswith("id,record_pk,source,status")
     assert len(lines) == 3
     jsonl = logged_in.get(reverse("export") + "?list=near_misses&format=jsonl&download=1")
     rows = [json.loads(line) for line in b"".join(jsonl.streaming_content).splitlines()]
-    assert [row["external_id"] for row in rows] == ["near"]
+    assert [(row["id"], row["record_pk"]) for row in rows] == [("near", desk_data["near"].pk)]
 
 
 def test_export_page_names_every_field_the_file_holds(logged_in, desk_data):

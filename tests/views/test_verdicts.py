@@ -6,6 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from poimen.models import Event, Record, Review
+from poimen.views import lists
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -279,9 +280,7 @@ def test_a_reviewer_sees_the_judge_column_and_the_verdict_keys(logged_in, desk_d
 def test_bulk_verdict_over_too_many_records_asks_to_narrow_the_filters(
     logged_in, desk_data, monkeypatch
 ):
-    from poimen import views
-
-    monkeypatch.setattr(views, "BULK_LIMIT", 1)
+    monkeypatch.setattr(lists, "BULK_LIMIT", 1)
     page = logged_in.get(reverse("exclusions_bulk"))
     assert b"Narrow them" in page.content and b"Apply to" not in page.content
     response = logged_in.post(reverse("exclusions_bulk"), {"verdict": "confirmed", "expected": 2})

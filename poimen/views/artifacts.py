@@ -1,0 +1,32 @@
+"""The artifacts per kind, and one artifact with the records that match it."""
+
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from poimen import selectors
+from poimen.models import Artifact
+from poimen.views.common import render_page
+
+
+@require_GET
+def artifacts(request):
+    kind = request.GET.get("kind", "")
+    kinds = selectors.kinds_known()
+    if kind not in kinds:
+        kind = ""
+    context = {"rows": selectors.artifact_list(kind=kind), "kinds": kinds, "kind": kind}
+    return render_page(request, "artifacts.html", context, fragments=("content", "results"))
+
+
+@require_GET
+def artifact(request, artifact_id: int):
+    artifact = get_object_or_404(Artifact.objects.defer("shingles"), pk=artifact_id)
+    count, capped = selectors.artifact_match_count(artifact)
+    context = {
+        "artifact": artifact,
+        "matches": selectors.artifact_matches(artifact),
+        "match_count": count,
+        "match_count_capped": capped,
+        "threshold": selectors.threshold_for(artifact.kind),
+    }
+    return render_page(request, "artifact.html", context)

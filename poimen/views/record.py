@@ -1,0 +1,122 @@
+"""A record: side by side with the artifact it matched, its history; verdicts and undo."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from poimen import selectors, services
+from poimen.forms import VerdictForm
+from poimen.models import Record, Review
+from poimen.views.common import (
+    LISTS,
+    list_form,
+    list_query,
+    render_page,
+    require_review,
+    safe_next,
+)
+
+
+@require_GET
+def record(request, record_id: int):
+    try:
+        record = selectors.record_detail(record_id)
+    except Record.DoesNotExist:
+        raise Http404("No such record") from None
+    matches = selectors.record_matches(record)
+    shown = matches[0] if matches else None
+    wanted = request.GET.get("match")
+    if wanted:
+        shown = next((m for m in matches if str(m.pk) == wanted), shown)
+    passages = selectors.passages_for(record, shown.artifact) if shown else []
+
+    list_name = request.GET.get("list", "")
+    previous_id = next_id = None
+    query = list_query(request)
+    if list_name in LISTS:
+        filters = list_form(request, list_name).filters()
+        previous_id, next_id = selectors.neighbours(
+            LISTS[list_name](filters=filters), record, sort=filters.sort
+        )
+    context_query = (
+        "&".join(filter(None, [f"list={list_name}", query])) if list_name in LISTS else ""
+    )
+    context = {
+        "record": record,
+        "matches": matches,
+        "shown": shown,
+        "passages": passages,
+        "threshold_now": selectors.threshold_for(shown.artifact.kind) if shown else None,
+        "events": selectors.record_events(record),
+        "verdict_form": VerdictForm(),
+        "last_verdict": _last_verdict(request, record),
+        "list_name": list_name,
+        "context_query": context_query,
+        "previous_id": previous_id,
+        "next_id": next_id,
+        # Back to the list the record was opened from; opened from elsewhere, there is none.
+        "back_url": "?".join(filter(None, [reverse(list_name), query]))
+        if list_name in LISTS
+        else "",
+    }
+    return render_page(request, "record.html", context, fragments=("content", "comparison"))
+
+
+def _last_verdict(request, record: Record) -> int | None:
+    """The record judged just before this page, if it still has a verdict to undo."""
+    last = request.session.get("last_verdict")
+    if not last or last == record.pk:
+        return None
+    return Record.objects.filter(pk=last, review__isnull=False).values_list("pk", flat=True).first()
+
+
+def _after_verdict(request, record: Record, message: str):
+    """htmx from a list row: the row again. Otherwise on to `next` (the following record)."""
+    row = request.POST.get("row", "")
+    if request.htmx and row in LISTS:
+        context = {"row": selectors.list_row(record.pk), "list_name": row, "list_query": ""}
+        return render(request, "_list_results.html#row", context)
+    messages.success(request, message)
+    # The next page offers to undo this (u), so a mis-key costs one more key.
+    request.session["last_verdict"] = record.pk if "undo" not in request.path else None
+    fallback = reverse("record", args=[record.pk])
+    return redirect(safe_next(request, request.POST.get("next", ""), fallback))
+
+
+def _refused(request, record: Record, error: ValidationError):
+    if request.htmx:
+        return HttpResponse(" ".join(error.messages), status=400)
+    messages.error(request, " ".join(error.messages))
+    return redirect(reverse("record", args=[record.pk]))
+
+
+@require_POST
+def record_review(request, record_id: int):
+    require_review(request)
+    record = get_object_or_404(Record, pk=record_id)
+    form = VerdictForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse("That verdict is not one of the choices.", status=400)
+    verdict = form.cleaned_data["verdict"]
+    try:
+        services.review_record(
+            record=record, verdict=verdict, note=form.cleaned_data["note"], actor=request.user
+        )
+    except ValidationError as error:
+        return _refused(request, record, error)
+    label = Review.Verdict(verdict).label
+    return _after_verdict(request, record, f"Record #{record.pk}: {label}.")
+
+
+@require_POST
+def record_undo(request, record_id: int):
+    require_review(request)
+    record = get_object_or_404(Record, pk=record_id)
+    try:
+        services.review_undo(record=record, actor=request.user)
+    except ValidationError as error:
+        return _refused(request, record, error)
+    return _after_verdict(request, record, f"Record #{record.pk}: verdict undone.")

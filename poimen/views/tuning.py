@@ -1,0 +1,82 @@
+"""Threshold tuning: the kinds, and one kind's histogram, preview and change."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect
+from django.views.decorators.http import require_GET, require_http_methods
+
+from poimen import selectors, services
+from poimen.charts import histogram_chart
+from poimen.forms import ThresholdChangeForm, ThresholdPreviewForm
+from poimen.views.common import render_page, require_tune
+
+
+@require_GET
+def tuning(request):
+    require_tune(request)
+    counts = {c.kind: c for c in selectors.kind_counts()}
+    context = {"kinds": [(kind, counts.get(kind)) for kind in selectors.kinds_known()]}
+    return render_page(request, "tuning.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def tuning_kind(request, kind: str):
+    require_tune(request)
+    if kind not in selectors.kinds_known():
+        raise Http404("No such kind")
+    current = selectors.threshold_for(kind)
+    change_form = ThresholdChangeForm(request.POST or None)
+    if request.method == "POST" and change_form.is_valid():
+        value = change_form.cleaned_data["value"]
+        try:
+            result = services.threshold_change(
+                kind=kind,
+                value=value,
+                reason=change_form.cleaned_data["reason"],
+                actor=request.user,
+            )
+        except ValidationError as error:
+            change_form.add_error("value", " ".join(error.messages))
+        else:
+            messages.success(
+                request,
+                f"Threshold for {kind}: {current:g} → {value:g}. {result.excluded:,} newly "
+                f"excluded, {result.released:,} released, {result.kept_by_review:,} kept as "
+                "reviewers judged them.",
+            )
+            return redirect("tuning_kind", kind=kind)
+
+    raw_value = request.POST.get("value") if request.method == "POST" else request.GET.get("value")
+    preview_form = ThresholdPreviewForm({"value": raw_value} if raw_value else None)
+    preview = None
+    if preview_form.is_bound and preview_form.is_valid():
+        preview = selectors.threshold_preview(kind, preview_form.cleaned_data["value"])
+    floor = selectors.report_floor()
+    log_scale = request.GET.get("scale") == "log"
+    context = {
+        "kind": kind,
+        "current": current,
+        "floor": floor,
+        "histogram": histogram_chart(
+            selectors.overlap_histogram(kind),
+            threshold=current,
+            floor=floor,
+            proposed=preview.value if preview else None,
+            log_scale=log_scale,
+        ),
+        "log_scale": log_scale,
+        "preview_form": preview_form,
+        "change_form": change_form,
+        "preview": preview,
+        "preview_error": " ".join(preview_form.errors.get("value", [])),
+        "changes": selectors.threshold_changes(kind),
+    }
+    status = 400 if request.method == "POST" else 200
+    return render_page(
+        request,
+        "tuning_kind.html",
+        context,
+        fragments=("content", "preview", "histogram"),
+        status=status,
+    )
