@@ -6,8 +6,8 @@ memory. Before each request or batch it asks `index_version()`, two small querie
 the index again only when the version moved: an artifact registered, or a policy changed,
 through any process is in force for the next request of every process.
 
-The version is made of what the index is made of — the artifacts' count and highest id, and
-every policy row — rather than a counter that each write would have to remember to bump: a
+The version is made of what the index is made of — the artifacts' count, highest id and newest
+creation time, and every policy row — rather than a counter that each write would have to remember to bump: a
 write that changes one of them changes the version, whatever code made it.
 """
 
@@ -24,11 +24,16 @@ _POLICY_FIELDS = [field.attname for field in KindPolicy._meta.concrete_fields]
 
 
 def index_version() -> str:
-    """'a<count>.<max id>-p<digest of the policy rows>': equal versions, equal indexes."""
-    artifacts = Artifact.objects.aggregate(count=Count("id"), last=Max("id"))
+    """'a<count>.<max id>-<digest>': equal versions, equal indexes. The digest is of the
+    policy rows and the newest artifact's creation time (an id can be handed out again where
+    a row was deleted, a moment cannot)."""
+    artifacts = Artifact.objects.aggregate(
+        count=Count("id"), last=Max("id"), newest=Max("created_at")
+    )
     policies = list(KindPolicy.objects.order_by("pk").values_list(*_POLICY_FIELDS))
-    digest = hashlib.sha256(repr(policies).encode("utf-8")).hexdigest()[:12]
-    return f"a{artifacts['count']}.{artifacts['last'] or 0}-p{digest}"
+    made_of = repr((policies, artifacts["newest"]))
+    digest = hashlib.sha256(made_of.encode("utf-8")).hexdigest()[:12]
+    return f"a{artifacts['count']}.{artifacts['last'] or 0}-{digest}"
 
 
 class LiveIndex:
