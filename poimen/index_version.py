@@ -6,9 +6,9 @@ memory. Before each request or batch it asks `index_version()`, two small querie
 the index again only when the version moved: an artifact registered, or a policy changed,
 through any process is in force for the next request of every process.
 
-The version is made of what the index is made of — the artifacts' count, highest id and newest
-creation time, and every policy row — rather than a counter that each write would have to remember to bump: a
-write that changes one of them changes the version, whatever code made it.
+The version is made of what the index is made of (the artifacts' count, highest id and newest
+creation time, and every policy row) rather than a counter that each write would have to
+remember to bump: a write that changes one of them changes the version, whatever code made it.
 """
 
 import hashlib
