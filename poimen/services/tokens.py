@@ -53,9 +53,10 @@ def api_token_revoke(*, token: str, actor=None) -> ApiToken:
     """Revoke a token, named by itself or by its prefix (as the admin and create_api_token
     show it)."""
     live = ApiToken.objects.select_related("user").filter(revoked_at=None)
-    found = live.filter(key_sha256=_sha256(token.strip())).first() or live.filter(
-        prefix=token.strip().rstrip("…")
-    ).first()
+    found = (
+        live.filter(key_sha256=_sha256(token.strip())).first()
+        or live.filter(prefix=token.strip().rstrip("…")).first()
+    )
     if found is None:
         raise InputError(f"no live token is {token!r} or starts so (see the admin's API tokens)")
     token = found
@@ -76,9 +77,7 @@ class TokenRefused(Exception):
 
 def api_token_authenticate(raw: str) -> ApiToken:
     """The live token `raw` is, with its user; its last use noted (once a minute at most)."""
-    token = (
-        ApiToken.objects.select_related("user").filter(key_sha256=_sha256(raw.strip())).first()
-    )
+    token = ApiToken.objects.select_related("user").filter(key_sha256=_sha256(raw.strip())).first()
     if token is None:
         raise TokenRefused("unknown token")
     if token.revoked_at is not None:
