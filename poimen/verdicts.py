@@ -1,5 +1,5 @@
-"""Which verdicts fit a record: the one rule the review service enforces and the desk's
-buttons ask (templates through the `verdicts` tag library).
+"""Which verdicts fit a record: the one rule the review service enforces (review_record and
+reviews_bulk) and the desk's buttons ask (templates through the `verdicts` tag library).
 
 A verdict answers one question about the filter's decision on a record:
 - confirmed, "the exclusion is right": it judges a record the filter decided derived, or one

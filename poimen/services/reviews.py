@@ -74,7 +74,8 @@ def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Rev
 
 def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
     """The same verdict on every record of a queryset (one transaction); returns how many.
-    A review and an event each, as one verdict would write them, written a thousand at a time."""
+    A review and an event each, as one verdict would write them, written a thousand at a time.
+    If the verdict does not fit one of them, none is judged."""
     verdict = _verdict(verdict)
     applied = 0
     with transaction.atomic():
@@ -86,6 +87,10 @@ def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
                 .filter(pk__in=ids[start : start + 1000])
                 .order_by("pk")
             )
+            for record in chunk:
+                misfit = verdict_misfit(record, verdict)
+                if misfit:
+                    raise InputError(f"record #{record.pk}: {misfit}; nothing was judged")
             reviews = Review.objects.bulk_create(
                 [Review(record=r, verdict=verdict, note=note, reviewer=actor) for r in chunk]
             )

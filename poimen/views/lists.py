@@ -1,6 +1,7 @@
 """The exclusions and near-miss lists, and the bulk verdict over a filtered exclusions list."""
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
@@ -62,6 +63,7 @@ def exclusions_bulk(request):
         },
     )
     changed = False
+    refused = ""
     too_many = count > BULK_LIMIT
     # A filter that did not parse is left out, which widens the set: never judge that set.
     unclear = bool(form.errors)
@@ -76,20 +78,25 @@ def exclusions_bulk(request):
                 }
             )
         else:
-            applied = services.reviews_bulk(
-                records=queryset,
-                verdict=bulk_form.cleaned_data["verdict"],
-                note=bulk_form.cleaned_data["note"],
-                actor=request.user,
-            )
-            label = Review.Verdict(bulk_form.cleaned_data["verdict"]).label
-            messages.success(request, f"{applied:,} records marked {label}.")
-            return redirect(f"{reverse('exclusions')}?{list_query(request)}")
+            try:
+                applied = services.reviews_bulk(
+                    records=queryset,
+                    verdict=bulk_form.cleaned_data["verdict"],
+                    note=bulk_form.cleaned_data["note"],
+                    actor=request.user,
+                )
+            except ValidationError as error:  # the verdict does not fit one of the records
+                refused = " ".join(error.messages)
+            else:
+                label = Review.Verdict(bulk_form.cleaned_data["verdict"]).label
+                messages.success(request, f"{applied:,} records marked {label}.")
+                return redirect(f"{reverse('exclusions')}?{list_query(request)}")
     context = {
         "form": form,
         "bulk_form": bulk_form,
         "count": count,
         "changed": changed,
+        "refused": refused,
         "too_many": too_many,
         "unclear": unclear,
         "bulk_limit": BULK_LIMIT,

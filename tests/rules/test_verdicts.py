@@ -89,3 +89,16 @@ def test_the_record_page_and_the_list_row_offer_what_the_rule_offers(
     row = re.search(rf'<tr data-row id="row-{record.pk}".*?</tr>', html, re.S)
     assert row, f"record {record.pk} is not in {list_name}"
     assert offered_keys(row.group(0)) == expected
+
+
+def test_a_bulk_verdict_from_the_desk_asks_the_rule_too(desk_data, reviewer, client):
+    """Confirming the released: a released near miss was never excluded, so none is judged."""
+    review_record(record=desk_data["near"], verdict=FP, actor=reviewer)
+    client.force_login(reviewer)
+    url = reverse("exclusions_bulk") + "?verdict=false_positive"
+    response = client.post(url, {"verdict": "confirmed", "expected": 1})
+    assert response.status_code == 400
+    assert f"record #{desk_data['near'].pk}: a confirmation judges an exclusion" in (
+        response.content.decode()
+    )
+    assert not Review.objects.filter(verdict=C).exists()

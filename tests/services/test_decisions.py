@@ -233,11 +233,16 @@ def test_a_false_negative_verdict_excludes_a_near_miss(ingested, admin_user):
 
 
 def test_bulk_verdicts_apply_to_every_record_of_a_queryset(ingested, admin_user):
-    applied = reviews_bulk(
-        records=Record.objects.filter(status="evidence"), verdict="false_negative", actor=admin_user
-    )
-    assert applied == 2
-    assert set(Record.objects.values_list("status", flat=True)) == {"excluded"}
+    applied = reviews_bulk(records=Record.objects.all(), verdict="false_positive", actor=admin_user)
+    assert applied == 3
+    assert set(Record.objects.values_list("status", flat=True)) == {"evidence"}
+
+
+def test_a_bulk_verdict_that_does_not_fit_one_record_judges_none(ingested, admin_user):
+    evidence = Record.objects.filter(status="evidence")  # the near miss and the unrelated note
+    with pytest.raises(InputError, match=f"#{ingested['unrelated'].pk}: .*matches no artifact"):
+        reviews_bulk(records=evidence, verdict="false_negative", actor=admin_user)
+    assert not Review.objects.exists() and status("near-miss") == "evidence"
 
 
 def test_an_unknown_verdict_is_refused(ingested, admin_user):
