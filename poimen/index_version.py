@@ -6,16 +6,16 @@ memory. Before each request or batch it asks `index_version()`, two small querie
 the index again only when the version moved: an artifact registered, or a policy changed,
 through any process is in force for the next request of every process.
 
-The version is made of what the index is made of (the artifacts' count, highest id and newest
-creation time, and every policy row) rather than a counter that each write would have to
-remember to bump: a write that changes one of them changes the version, whatever code made it.
+The version is made of what the index is made of (the highest artifact id, and every policy
+row) rather than a counter that each write would have to remember to bump: a write that
+changes one of them changes the version, whatever code made it.
 """
 
 import hashlib
 import threading
 from collections.abc import Callable
 
-from django.db.models import Count, Max
+from django.db.models import Max
 
 from poimen.artifact_index import ArtifactIndex, artifact_index_load
 from poimen.models import Artifact, KindPolicy
@@ -24,16 +24,15 @@ _POLICY_FIELDS = [field.attname for field in KindPolicy._meta.concrete_fields]
 
 
 def index_version() -> str:
-    """'a<count>.<max id>-<digest>': equal versions, equal indexes. The digest is of the
-    policy rows and the newest artifact's creation time (an id can be handed out again where
-    a row was deleted, a moment cannot)."""
-    artifacts = Artifact.objects.aggregate(
-        count=Count("id"), last=Max("id"), newest=Max("created_at")
-    )
+    """'a<highest artifact id>-p<digest of the policy rows>': equal versions, equal indexes.
+
+    Artifacts are only ever added (rows that records and events point at are never deleted),
+    and a new one always has the highest id: the highest id says which artifacts there are,
+    read from the primary key's index without touching the rows."""
+    last = Artifact.objects.aggregate(last=Max("id"))["last"] or 0
     policies = list(KindPolicy.objects.order_by("pk").values_list(*_POLICY_FIELDS))
-    made_of = repr((policies, artifacts["newest"]))
-    digest = hashlib.sha256(made_of.encode("utf-8")).hexdigest()[:12]
-    return f"a{artifacts['count']}.{artifacts['last'] or 0}-{digest}"
+    digest = hashlib.sha256(repr(policies).encode("utf-8")).hexdigest()[:12]
+    return f"a{last}-p{digest}"
 
 
 class LiveIndex:

@@ -75,6 +75,10 @@ DATABASES = {
         os.environ.get("DATABASE_URL", ""), default_sqlite=BASE_DIR / "db.sqlite3"
     )
 }
+# Server processes keep their connection between requests (a new PostgreSQL connection costs
+# more than an API check); checked before reuse, so a restarted database is no error.
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
