@@ -11,7 +11,7 @@ api = NinjaAPI(
     version="1",
     description=(
         "Check the records a memory system is about to store against every artifact it "
-        "emitted, and register what it emits. Authorization: Bearer <token>."
+        "emitted, and register what it emits. Send `Authorization: Bearer <token>`."
     ),
     auth=BearerToken(),
     urls_namespace="api",
