@@ -1,13 +1,18 @@
 """Every error the API answers is JSON: {"detail": "what is wrong and what to do"}."""
 
 import json
+import logging
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from poimen.api.auth import NO_TOKEN
+from poimen.artifact_index import ArtifactUnusable
+
+log = logging.getLogger("poimen.api")
 
 
 def limits() -> dict:
@@ -56,3 +61,20 @@ def install(api: NinjaAPI) -> None:
     def body_too_big(request, error):
         size = request.META.get("CONTENT_LENGTH", "?")
         return http_error(request, too_large(f"the body is {size} bytes"))
+
+    @api.exception_handler(ArtifactUnusable)
+    def index_unusable(request, error):
+        detail = f"the artifact index cannot be built, nothing is checked: {error}"
+        return api.create_response(request, {"detail": detail}, status=503)
+
+    @api.exception_handler(DatabaseError)
+    def database_down(request, error):
+        log.exception("database error in %s %s", request.method, request.path)
+        detail = "the database cannot be reached or refused the request; try again later"
+        return api.create_response(request, {"detail": detail}, status=503)
+
+    @api.exception_handler(Exception)
+    def unexpected(request, error):
+        log.exception("unexpected error in %s %s", request.method, request.path)
+        detail = "internal error (in the server's log); send again: nothing is stored twice"
+        return api.create_response(request, {"detail": detail}, status=500)

@@ -143,3 +143,12 @@ def test_a_skill_registered_later_is_in_force_for_the_next_check(api):
     after = api.post(CHECK, {"records": [{"id": 1, "text": text}], "store": False}).json()
     assert after["results"][0]["status"] == "excluded"
     assert after["index_version"] != before["index_version"]
+
+
+def test_an_artifact_the_index_cannot_use_is_503_json(api, make_artifact):
+    from poimen.models import Artifact
+
+    skill = make_artifact(name="release-notes")
+    Artifact.objects.filter(pk=skill.pk).update(text="", shingle_k=7)
+    answer = api.post(CHECK, {"records": [{"id": 1, "text": UNRELATED}]})
+    assert answer.status_code == 503 and "index cannot be built" in answer.json()["detail"]
