@@ -86,6 +86,8 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
     for position, item in enumerate(items):
         read = _candidate(item, position)
         item_id = item.get("id") if isinstance(item, dict) else None
+        if isinstance(item_id, bool) or not isinstance(item_id, str | int):
+            item_id = None  # answered by its place in the list alone
         if isinstance(read, str):
             answers.append(CheckedItem(id=item_id, error=read))
         else:

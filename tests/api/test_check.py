@@ -72,6 +72,7 @@ def test_each_bad_item_is_its_own_error_and_the_rest_is_answered(api, skill, set
         {"id": "deep", "text": "fine", "metadata": {"a": "\u0000"}},
         "a string",
         {"id": True, "text": "a bool id"},
+        {"id": {"an": "object"}, "text": "an object id"},
     ]
     results = api.post(CHECK, {"records": records}).json()["results"]
     assert len(results) == len(records)
@@ -85,6 +86,7 @@ def test_each_bad_item_is_its_own_error_and_the_rest_is_answered(api, skill, set
     assert "exceeds the limit" in errors[4]
     assert "NUL" in errors[5] and "NUL" in errors[6]
     assert errors[7] == "records[8]: not a JSON object but str"
+    assert [r["id"] for r in results[-3:]] == [None, None, None]
     assert Record.objects.filter(source="api").count() == 1
 
 
