@@ -227,6 +227,9 @@ class Event(models.Model):
         REVIEW_UNDONE = "review_undone"
         ARTIFACT_REGISTERED = "artifact_registered"
         RECORDS_REFILTERED = "records_refiltered"
+        USER_ADDED = "user_added"
+        LOGIN_LOCKED_OUT = "login_locked_out"
+        LOGIN_UNLOCKED = "login_unlocked"
         RECORDS_STORED = "records_stored"
         API_TOKEN_CREATED = "api_token_created"
         API_TOKEN_REVOKED = "api_token_revoked"
@@ -282,6 +285,10 @@ class Event(models.Model):
         ("excluded", "excluded"),
         ("released", "released"),
         ("paths", "paths"),
+        ("username", "user"),
+        ("role", "role"),
+        ("address", "address"),
+        ("failures", "failures"),
         ("token", "token"),
         ("stored", "stored"),
         ("already", "already stored"),
