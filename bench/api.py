@@ -7,7 +7,7 @@ In one run, on the same records (bench.ingest's corpus: synthetic assistant turn
 record so that a record is about 2 KB, 2% planted copies of artifacts):
 - the library: a DerivedFilter over the artifacts, check_many in batches of 100, in one process;
 - ingest: `records_ingest` of the records into a fresh PostgreSQL database holding the artifacts;
-- the API: gunicorn with 2 sync workers (as `serve` runs it) on another fresh database with the
+- the API: `manage.py serve` (gunicorn, 2 sync workers) on another fresh database with the
   same artifacts, and 4 concurrent clients on one persistent connection each:
   batches of 100 with store false; single-record requests with store false (latency p50, p99);
   batches of 100 with store true (the records stored as ingest stores them).
@@ -171,9 +171,16 @@ def _free_port() -> int:
 
 
 def _serve(port: int, env: dict) -> subprocess.Popen:
-    command = [sys.executable, "-m", "gunicorn", "poimen.wsgi:application"]
-    command += [f"--bind=127.0.0.1:{port}", f"--workers={WORKERS}", "--log-level=warning"]
-    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    """`manage.py serve`: the production server, gunicorn with WORKERS worker processes."""
+    env = {
+        **env,
+        "POIMEN_HOME": tempfile.mkdtemp(prefix="poimen-bench-api-home-"),
+        "SECRET_KEY": "bench-api-only-" + "k" * 40 + "-not-a-real-secret",
+        "ALLOWED_HOSTS": "127.0.0.1",
+    }
+    command = [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)]
+    command += ["--workers", str(WORKERS)]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
