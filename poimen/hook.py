@@ -136,7 +136,9 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
     sent = _read_sent(state)
     limits = client.health().limits
     records, keys, problems = [], [], 0
-    for item in read_file(transcript, max_record_bytes=limits["bytes"]):
+    for item in read_file(
+        transcript, max_record_bytes=limits["bytes"], max_document_bytes=limits["bytes"]
+    ):
         if not isinstance(item, Candidate):
             problems += hasattr(item, "why")
             continue

@@ -10,8 +10,8 @@ from filter import match_passages
 from poimen.api.auth import require_permission
 from poimen.api.errors import too_large
 from poimen.models import Record
+from poimen.record_decision import reported_matches
 from poimen.services.checks import CheckedItem, CheckResult, records_check
-from poimen.services.ingest import reported_matches
 
 router = Router(tags=["check"])
 

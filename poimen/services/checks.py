@@ -6,7 +6,6 @@ ingest command stores: once by its key, with its matches and events. Items that 
 read are answered with their problem; the others are answered all the same.
 """
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 
@@ -18,7 +17,9 @@ from poimen.artifact_index import ArtifactIndex
 from poimen.checked import Checked, check_texts
 from poimen.index_version import live_index
 from poimen.models import ApiToken, Event, IngestRun, Record
-from poimen.readers import Candidate, Problem, _records_line, _too_big, _Where
+from poimen.readers import Candidate, Problem
+from poimen.readers.base import FileContext, too_big, unstorable
+from poimen.readers.records import records_line
 from poimen.services.ingest import (
     IngestResult,
     candidates_ingest,
@@ -53,30 +54,16 @@ def _candidate(item, position: int) -> Candidate | str:
     where = f"records[{position}]"
     if not isinstance(item, dict):
         return f"{where}: not a JSON object but {type(item).__name__}"
-    context = _Where(where, "", None, API_SOURCE, {})
-    read = next(iter(_records_line(item, context)))
+    context = FileContext(shown=where, resolved="", default_source=API_SOURCE)
+    read = next(iter(records_line(item, context)))
     if isinstance(read, Problem):
         return f"{where}: {read.why}"
     size = len(read.text.encode("utf-8", "surrogatepass"))
     if size > settings.POIMEN_MAX_RECORD_BYTES:
-        return f"{where}: {_too_big(size, settings.POIMEN_MAX_RECORD_BYTES)}"
-    fields = {
-        "text": read.text,
-        "id": read.external_id,
-        "source": read.source,
-        "session": read.session,
-        "role": read.role,
-        # json escapes a NUL as \u0000, which PostgreSQL's jsonb refuses all the same
-        "metadata": json.dumps(read.metadata, ensure_ascii=False).replace("\\u0000", "\0"),
-    }
-    for name, value in fields.items():
-        if "\0" in value:
-            return f'{where}: "{name}" holds a NUL character (\\u0000), which is never stored'
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as error:
-            code = ord(value[error.start])
-            return f'{where}: "{name}" holds a lone surrogate (\\u{code:04x}): not Unicode'
+        return f"{where}: {too_big(size, settings.POIMEN_MAX_RECORD_BYTES)}"
+    why = unstorable(read)
+    if why:
+        return f"{where}: {why}"
     return read
 
 

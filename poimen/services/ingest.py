@@ -16,26 +16,34 @@ from django.utils import timezone
 
 from poimen.artifact_index import ArtifactIndex, artifact_index_load
 from poimen.check_pool import BatchChecker
-from poimen.checked import Checked, CheckedMatch
+from poimen.checked import Checked
 from poimen.copy_insert import insert_all
-from poimen.derived_rule import stored_coverage
 from poimen.models import (
     Artifact,
     Event,
     IngestRun,
-    Match,
     Record,
 )
-from poimen.policies import Policies, report_floor
+from poimen.policies import Policies
 from poimen.readers import (
     MAX_SOURCE,
     Candidate,
     Problem,
     Skipped,
-    content_sha256,
     read_sources,
 )
-from poimen.record_keys import existing_record_keys
+from poimen.record_decision import (
+    exclusion_snapshot,
+    record_decided,
+    record_snapshot,
+    thresholds_in_force,
+)
+from poimen.restatements import restatement_decision, restatement_kind
+from poimen.services.batches import (
+    checked_in_force,
+    record_keys,
+    stored_keys,
+)
 from poimen.services.common import InputError, batch_size_or_default
 
 # Problems beyond this many are counted, not kept: memory stays flat on a broken input.
@@ -66,119 +74,16 @@ class IngestResult:
         }
 
 
-def _exclusion_snapshot(
-    record: Record, checked: Checked, artifact_index: ArtifactIndex
-) -> tuple[int, dict]:
-    """The decisive artifact's id and the event data of a derived_excluded event."""
-    kind, match = checked.decided_kind, checked.decided_match
-    if match is None:  # decided by the kind's coverage: name its best artifact
-        match = next((m for m in checked.matches if m.kind == kind), None)
-        overlap, how = checked.coverage[kind], "coverage"
-    else:
-        overlap, how = match.overlap, "overlap"
-    artifact = match.artifact if match else None
-    return artifact_index.artifact_ids[artifact] if artifact else None, {
-        "source": record.source,
-        "external_id": record.external_id,
-        "source_path": record.source_path,
-        "position": record.position,
-        "session": record.session,
-        "role": record.role,
-        "artifact": (
-            {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
-        ),
-        "overlap": round(overlap, 6),
-        "threshold": artifact_index.policies.threshold_for(kind),
-        "decided_by": how,
-        "shared": match.shared if match else None,
-    }
-
-
-# Record's attributes in field order with their defaults: a model built from positional
-# values skips the keyword path of Model.__init__, a third of ingest's own time per record.
-_RECORD_ATTNAMES = [field.attname for field in Record._meta.concrete_fields]
-_RECORD_DEFAULTS = {field.attname: field.get_default() for field in Record._meta.concrete_fields}
-
-
-def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
-    values = {
-        **_RECORD_DEFAULTS,
-        "run_id": run.pk if run else None,
-        "source": candidate.source,
-        "external_id": candidate.external_id,
-        "source_path": candidate.source_path[:1000],
-        "position": candidate.position,
-        "session": candidate.session[:255],
-        "role": candidate.role[:50],
-        "metadata": candidate.metadata,
-        "text": candidate.text,
-        "sha256": content_sha256(candidate.text),
-        "coverage": {},  # a dict of its own, never the shared default
-    }
-    return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
-
-
-def reported_matches(checked: Checked) -> list[CheckedMatch]:
-    """The matches kept of a verdict: those from the reporting floor up, near misses included."""
-    floor = report_floor()
-    return [m for m in checked.matches if m.overlap >= floor]
-
-
-def thresholds_in_force(policies: Policies, kinds: Iterable[str]) -> dict[str, float]:
-    """What a run records as its thresholds: each kind's with a policy or an artifact."""
-    return {kind: policies.threshold_for(kind) for kind in set(policies.thresholds) | set(kinds)}
-
-
-def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactIndex) -> list[Match]:
-    """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
-    kept = reported_matches(checked)
-    record.derived = checked.derived
-    record.coverage = stored_coverage(checked.coverage, checked.matches)
-    best = max(kept, key=lambda m: m.overlap, default=None)
-    record.best_overlap = round(best.overlap, 6) if best else 0.0
-    record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
-    return [
-        Match(
-            record=record,
-            artifact_id=artifact_index.artifact_ids[m.artifact],
-            overlap=m.overlap,
-            artifact_containment=m.artifact_containment,
-            record_containment=m.record_containment,
-            shared=m.shared,
-            threshold=m.threshold,
-        )
-        for m in kept
-    ]
-
-
-def record_decided(
-    candidate: Candidate,
-    checked: Checked | None,
-    artifact_index: ArtifactIndex | None,
-    *,
-    run: IngestRun | None = None,
-) -> tuple[Record, list[Match]]:
-    """The record `candidate` becomes under the filter's verdict (None: unfiltered), unsaved,
-    and its matches: what ingest stores, and what the API answers when it stores nothing."""
-    record = _record_from(candidate, run)
-    if checked is None:
-        return record, []
-    matches = apply_checked(record, checked, artifact_index)
-    if checked.derived:
-        record.status = Record.Status.EXCLUDED
-    return record, matches
-
-
 def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) -> list[Candidate]:
     """The candidates not stored yet, nor earlier in this input, nor in a batch still in flight."""
-    seen = in_flight | existing_record_keys({(c.source, c.external_id) for c in batch})
+    seen = in_flight | stored_keys(batch)
     fresh = []
     for candidate in batch:
-        key = (candidate.source, candidate.external_id)
-        if key in seen:
+        keys = record_keys(candidate)
+        if any(key in seen for key in keys):
             result.already += 1
             continue
-        seen.add(key)
+        seen.update(keys)
         fresh.append(candidate)
     return fresh
 
@@ -190,26 +95,32 @@ def _write_batch(
     run: IngestRun,
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
+    checked_under: Policies | None = None,
     actor=None,
 ) -> list[tuple[Record, Checked | None]]:
-    """Store one batch's records, matches and exclusion events in one transaction."""
-    records, matches, exclusions = [], [], []
-    verdicts = checked or [None] * len(fresh)
-    for candidate, verdict in zip(fresh, verdicts, strict=True):
-        record, own = record_decided(candidate, verdict, artifact_index, run=run)
-        records.append(record)
-        matches.extend(own)
-        if verdict is not None and verdict.derived:
-            exclusions.append((record, verdict))
-
+    """Store one batch's records, matches and exclusion events in one transaction, decided
+    under the policies in force when it is written (held until it is); returns the records
+    written with their verdicts."""
     with transaction.atomic():
+        if artifact_index is not None:
+            checked = checked_in_force(fresh, checked, artifact_index, checked_under)
+        verdicts = checked or [None] * len(fresh)
+        records, matches, exclusions, restatements = [], [], [], []
+        for candidate, verdict in zip(fresh, verdicts, strict=True):
+            record, own = record_decided(candidate, verdict, artifact_index, run=run)
+            records.append(record)
+            matches.extend(own)
+            if verdict is not None and verdict.derived:
+                exclusions.append((record, verdict))
+            elif record.derived:
+                restatements.append(record)
         insert_all(records)
         for match in matches:
             match.record_id = match.record.pk
         insert_all(matches, with_pks=False)
         events = []
         for record, verdict in exclusions:
-            artifact_id, data = _exclusion_snapshot(record, verdict, artifact_index)
+            artifact_id, data = exclusion_snapshot(record, verdict, artifact_index)
             data["run"] = run.pk
             events.append(
                 Event.objects.log(
@@ -223,25 +134,41 @@ def _write_batch(
                     save=False,
                 )
             )
+        for record in restatements:
+            kind = restatement_kind(record.metadata)
+            data = record_snapshot(record) | restatement_decision(kind, artifact_index.policies)
+            events.append(
+                Event.objects.log(
+                    Event.Type.DERIVED_EXCLUDED,
+                    actor=actor,
+                    run=run,
+                    record=record,
+                    kind=kind,
+                    data=data | {"run": run.pk},
+                    save=False,
+                )
+            )
         insert_all(events, with_pks=False)
     result.new += len(records)
     for _, verdict in exclusions:
         result.excluded[verdict.decided_kind] += 1
+    for record in restatements:
+        result.excluded[restatement_kind(record.metadata)] += 1
     return list(zip(records, verdicts, strict=True))
 
 
 def _write_batch_once(
-    fresh, checked, *, run, artifact_index, result: IngestResult, actor=None
+    fresh, checked, *, run, artifact_index, result: IngestResult, **under
 ) -> list[tuple[Record, Checked | None]]:
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
-    constraint says so), write the rest and count those as already ingested."""
+    constraints say so), write the rest and count those as already ingested."""
     try:
         return _write_batch(
-            fresh, checked, run=run, artifact_index=artifact_index, result=result, actor=actor
+            fresh, checked, run=run, artifact_index=artifact_index, result=result, **under
         )
     except IntegrityError:
-        stored = existing_record_keys({(c.source, c.external_id) for c in fresh})
-        keep = [i for i, c in enumerate(fresh) if (c.source, c.external_id) not in stored]
+        stored = stored_keys(fresh)
+        keep = [i for i, c in enumerate(fresh) if not any(k in stored for k in record_keys(c))]
         if len(keep) == len(fresh):
             raise  # not a race with another ingest: a real error
         result.already += len(fresh) - len(keep)
@@ -251,7 +178,7 @@ def _write_batch_once(
             run=run,
             artifact_index=artifact_index,
             result=result,
-            actor=actor,
+            **under,
         )
 
 
@@ -262,23 +189,26 @@ def candidates_ingest(
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
     workers: int = 0,
+    checked_under: Policies | None = None,
     actor=None,
 ) -> Iterator[list[tuple[Record, Checked | None]]]:
-    """Check and store batches of candidates: each record exactly once by its key (those
+    """Check and store batches of candidates: each record exactly once by its keys (those
     stored already, or earlier in the input, are counted as already), its matches and its
-    exclusion events in the batch's transaction. Yields each batch as written, in input order,
-    its records with their verdicts. `artifact_index` None stores them unfiltered.
+    exclusion events in the batch's transaction, decided under the policies in force when it
+    is written (`checked_under`: those it was checked under). Yields each batch as written,
+    in input order, its records with their verdicts. `artifact_index` None: unfiltered.
 
     The one way records are stored: the ingest command and the API both call it.
     With `workers`, batches are checked in that many forked processes while this one writes."""
     in_flight: set = set()
+    under = {"checked_under": checked_under, "actor": actor}
 
     def write(done):
         for fresh, checked in done:
             for candidate in fresh:
-                in_flight.discard((candidate.source, candidate.external_id))
+                in_flight.difference_update(record_keys(candidate))
             yield _write_batch_once(
-                fresh, checked, run=run, artifact_index=artifact_index, result=result, actor=actor
+                fresh, checked, run=run, artifact_index=artifact_index, result=result, **under
             )
 
     if artifact_index is None:
@@ -288,12 +218,12 @@ def candidates_ingest(
     with BatchChecker(artifact_index.filter, workers=workers) as checker:
         for batch in batches:
             fresh = _fresh_only(batch, in_flight, result)
-            in_flight.update((c.source, c.external_id) for c in fresh)
+            in_flight.update(key for c in fresh for key in record_keys(c))
             yield from write(checker.submit(fresh, [c.text for c in fresh]))
         yield from write(checker.drain())
 
 
-def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> Iterator[list]:
+def _candidate_batches(items, size: int, result: IngestResult, on_problem, on_skipped=None):
     """Candidates in batches of `size`; skips and problems are counted on the way."""
     batch: list[Candidate] = []
     for item in items:
@@ -306,6 +236,8 @@ def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> It
         elif isinstance(item, Skipped):
             result.skipped += 1
             result.skipped_by[item.what] += 1
+            if on_skipped:
+                on_skipped(str(item))
         elif isinstance(item, Problem):
             result.errors += 1
             if len(result.problems) < KEPT_PROBLEMS:
@@ -326,6 +258,7 @@ def records_ingest(
     actor=None,
     on_problem: Callable[[str], None] | None = None,
     on_progress: Callable[[IngestResult], None] | None = None,
+    on_skipped: Callable[[str], None] | None = None,
 ) -> IngestResult:
     """Read `paths`, check each new record against every artifact, store records, matches and
     exclusion events batch by batch. Records already ingested (same source and id) are left.
@@ -357,13 +290,26 @@ def records_ingest(
         )
     result = IngestResult(run=run)
     items = read_sources(
-        paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
+        paths,
+        max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES,
+        max_document_bytes=settings.POIMEN_MAX_DOCUMENT_BYTES,
+        default_source=source,
     )
-    batches = _candidate_batches(items, batch_size, result, on_problem)
+    batches = _candidate_batches(items, batch_size, result, on_problem, on_skipped)
     stored = candidates_ingest(
-        batches, run=run, artifact_index=artifact_index, result=result, workers=workers, actor=actor
+        batches,
+        run=run,
+        artifact_index=artifact_index,
+        result=result,
+        workers=workers,
+        checked_under=policies,
+        actor=actor,
     )
     for _ in stored:
+        # The counts so far, and a sign of life: a run that stops writing shows as unfinished.
+        IngestRun.objects.filter(pk=run.pk).update(
+            counts=result.as_counts(), last_batch_at=timezone.now()
+        )
         if on_progress:
             on_progress(result)
     run.counts = result.as_counts()
