@@ -10,6 +10,7 @@ from poimen.derived_rule import stored_coverage
 from poimen.models import IngestRun, Match, Record
 from poimen.policies import Policies, report_floor
 from poimen.readers import Candidate, content_sha256
+from poimen.redaction import redaction_apply
 from poimen.restatements import restatement_excluded, restatement_kind
 
 
@@ -22,7 +23,8 @@ def restatement_excludes(record: Record, policies: Policies) -> bool:
 def exclusion_snapshot(
     record: Record, checked: Checked, artifact_index: ArtifactIndex
 ) -> tuple[int, dict]:
-    """The decisive artifact's id and the event data of a derived_excluded event."""
+    """The decisive artifact's id and the event data of a derived_excluded event (or of a
+    derived_redacted one: with the cut spans)."""
     kind, match = checked.decided_kind, checked.decided_match
     if match is None:  # decided by the kind's coverage: name its best artifact
         match = next((m for m in checked.matches if m.kind == kind), None)
@@ -39,6 +41,17 @@ def exclusion_snapshot(
         "threshold": artifact_index.policies.threshold_for(kind),
         "decided_by": how,
         "shared": match.shared if match else None,
+        **_cut_snapshot(record),
+    }
+
+
+def _cut_snapshot(record: Record) -> dict:
+    """What a derived_redacted event says of the cut (nothing for an exclusion)."""
+    if not record.cut_spans:
+        return {}
+    return {
+        "spans": record.cut_spans,
+        "cut_characters": sum(end - start for start, end in record.cut_spans),
     }
 
 
@@ -75,6 +88,7 @@ def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
         "text": candidate.text,
         "sha256": content_sha256(candidate.text),
         "coverage": {},  # a dict of its own, never the shared default
+        "cut_spans": [],
     }
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
@@ -98,6 +112,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
     record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
+    redaction_apply(record, kept, artifact_index.policies)
     return [
         Match(
             record=record,
@@ -107,6 +122,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
             record_containment=m.record_containment,
             shared=m.shared,
             threshold=m.threshold,
+            spans=[list(span) for span in m.spans],
         )
         for m in kept
     ]
@@ -126,7 +142,7 @@ def record_decided(
         return record, []
     matches = apply_checked(record, checked, artifact_index)
     if checked.derived:
-        record.status = Record.Status.EXCLUDED
+        record.status = record.filter_status
     elif restatement_excludes(record, artifact_index.policies):
         record.derived, record.status = True, Record.Status.EXCLUDED
     return record, matches

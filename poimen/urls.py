@@ -39,6 +39,7 @@ urlpatterns = [
     path("audit/", audit.audit, name="audit"),
     path("tuning/", tuning.tuning, name="tuning"),
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
+    path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls),
 ]

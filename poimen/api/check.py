@@ -6,7 +6,6 @@ from django.conf import settings
 from ninja import Field, Router, Schema
 from pydantic import StrictBool, WithJsonSchema
 
-from filter import match_passages
 from poimen.api.auth import require_permission
 from poimen.api.errors import too_large
 from poimen.models import Record
@@ -72,33 +71,26 @@ class CheckOut(Schema):
     run: int | None = Field(None, description="the ingest run the stored records joined")
 
 
-def _matches(item: CheckedItem, artifacts: dict) -> list[dict]:
-    out = []
-    for match in reported_matches(item.checked):
-        passages = match_passages(item.record.text, artifacts[match.artifact])
-        kind, name, sha256 = match.artifact
-        out.append(
-            {
-                "kind": kind,
-                "name": name,
-                "sha256": sha256,
-                "overlap": round(match.overlap, 6),
-                "threshold": match.threshold,
-                "spans": [p.record_span for p in passages],
-            }
-        )
-    return out
+def _matches(item: CheckedItem) -> list[dict]:
+    return [
+        {
+            "kind": match.artifact[0],
+            "name": match.artifact[1],
+            "sha256": match.artifact[2],
+            "overlap": round(match.overlap, 6),
+            "threshold": match.threshold,
+            "spans": [list(span) for span in match.spans],
+        }
+        for match in reported_matches(item.checked)
+    ]
 
 
 def _answer(result: CheckResult) -> dict:
-    artifacts = None
     results = []
     for item in result.items:
         if item.error is not None:
             results.append({"id": item.id, "error": item.error})
             continue
-        if artifacts is None and item.checked.matches:
-            artifacts = {a.key: a for a in result.artifact_index.filter.artifacts}
         record = item.record
         results.append(
             {
@@ -106,9 +98,8 @@ def _answer(result: CheckResult) -> dict:
                 "source": record.source,
                 "status": record.status,
                 "derived": record.derived,
-                # A field of a redacted record once redaction stores one (issue 9).
-                "evidence_text": getattr(record, "evidence_text", None) or None,
-                "matches": _matches(item, artifacts) if item.checked.matches else [],
+                "evidence_text": record.evidence_text or None,
+                "matches": _matches(item),
                 "stored": item.stored,
             }
         )

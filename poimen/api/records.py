@@ -5,11 +5,9 @@ from datetime import datetime
 from django.http import Http404
 from ninja import Router, Schema
 
-from filter import match_passages
 from poimen import selectors
 from poimen.api.auth import require_permission
 from poimen.api.check import MatchOut, Status
-from poimen.artifact_records import artifact_to_record
 from poimen.models import Record
 from poimen.services.common import status_in_force
 
@@ -48,9 +46,7 @@ def stored_record(request, source: str, external_id: str):
             "sha256": m.artifact.sha256,
             "overlap": round(m.overlap, 6),
             "threshold": m.threshold,
-            "spans": [
-                p.record_span for p in match_passages(record.text, artifact_to_record(m.artifact))
-            ],
+            "spans": m.spans,
         }
         for m in selectors.api_record_matches(record)
     ]
@@ -60,8 +56,7 @@ def stored_record(request, source: str, external_id: str):
         "status": status_in_force(record),
         "derived": record.derived,
         "review": record.review.verdict if record.review_id else None,
-        # A field of a redacted record once redaction stores one (issue 9).
-        "evidence_text": getattr(record, "evidence_text", None) or None,
+        "evidence_text": record.evidence_text or None,
         "session": record.session,
         "role": record.role,
         "run": record.run_id,

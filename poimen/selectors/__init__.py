@@ -20,7 +20,13 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
-from poimen.selectors.kinds import default_threshold, kinds_known, threshold_for, thresholds
+from poimen.selectors.kinds import (
+    default_threshold,
+    kinds_known,
+    on_derived_for,
+    threshold_for,
+    thresholds,
+)
 from poimen.selectors.lists import (
     ListFilters,
     exclusion_list,
@@ -96,6 +102,7 @@ __all__ = [
     "runs_for_filter",
     "threshold_changes",
     "threshold_for",
+    "on_derived_for",
     "threshold_preview",
     "thresholds",
     "totals",

@@ -33,6 +33,7 @@ from poimen.services.export import (
     records_export_chunks,
 )
 from poimen.services.ingest import IngestResult, records_ingest
+from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.reviews import review_record, review_undo, reviews_bulk
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "IngestResult",
     "InputError",
     "Offender",
+    "PolicyResult",
     "RefilterResult",
     "RegisterResult",
     "ThresholdBelowFloor",
@@ -52,6 +54,7 @@ __all__ = [
     "artifact_register",
     "artifacts_import",
     "derived_verify",
+    "kind_policy_change",
     "login_lockout_record",
     "login_unlock",
     "manifest_export",

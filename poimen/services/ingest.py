@@ -59,6 +59,7 @@ class IngestResult:
     skipped: int = 0
     errors: int = 0
     excluded: Counter = field(default_factory=Counter)
+    redacted: Counter = field(default_factory=Counter)
     skipped_by: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
 
@@ -70,6 +71,7 @@ class IngestResult:
             "skipped": self.skipped,
             "errors": self.errors,
             "excluded": dict(sorted(self.excluded.items())),
+            "redacted": dict(sorted(self.redacted.items())),
             "skipped_by": dict(sorted(self.skipped_by.items())),
         }
 
@@ -86,6 +88,13 @@ def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) ->
         seen.update(keys)
         fresh.append(candidate)
     return fresh
+
+
+# The event a record the filter decided derived gets, by the status that decision gave it.
+_DECISION_EVENTS = {
+    Record.Status.EXCLUDED: Event.Type.DERIVED_EXCLUDED,
+    Record.Status.REDACTED: Event.Type.DERIVED_REDACTED,
+}
 
 
 def _write_batch(
@@ -124,7 +133,7 @@ def _write_batch(
             data["run"] = run.pk
             events.append(
                 Event.objects.log(
-                    Event.Type.DERIVED_EXCLUDED,
+                    _DECISION_EVENTS[record.status],
                     actor=actor,
                     run=run,
                     record=record,
@@ -150,8 +159,9 @@ def _write_batch(
             )
         insert_all(events, with_pks=False)
     result.new += len(records)
-    for _, verdict in exclusions:
-        result.excluded[verdict.decided_kind] += 1
+    for record, verdict in exclusions:
+        redacted = record.status == Record.Status.REDACTED
+        (result.redacted if redacted else result.excluded)[verdict.decided_kind] += 1
     for record in restatements:
         result.excluded[restatement_kind(record.metadata)] += 1
     return list(zip(records, verdicts, strict=True))

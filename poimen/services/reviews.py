@@ -30,7 +30,7 @@ def _review_apply(record: Record, verdict, actor, note: str) -> Review:
     review = Review.objects.create(record=record, verdict=verdict, note=note, reviewer=actor)
     old_status = record.status
     record.review = review
-    record.status = review.status
+    record.status = review.status_for(record)
     record.save(update_fields=["review", "status"])
     _review_event(record, old_status, verdict, actor, note).save()
     return review
@@ -98,7 +98,7 @@ def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
             for record, review in zip(chunk, reviews, strict=True):
                 old_status = record.status
                 record.review = review
-                record.status = review.status
+                record.status = review.status_for(record)
                 events.append(_review_event(record, old_status, verdict, actor, note))
             Record.objects.bulk_update(chunk, ["review", "status"])
             Event.objects.bulk_create(events)

@@ -154,3 +154,13 @@ def test_an_artifact_the_index_cannot_use_is_503_json(api, make_artifact):
     Artifact.objects.filter(pk=skill.pk).update(text="", shingle_k=7)
     answer = api.post(CHECK, {"records": [{"id": 1, "text": UNRELATED}]})
     assert answer.status_code == 503 and "index cannot be built" in answer.json()["detail"]
+
+
+def test_a_skill_inside_a_longer_turn_is_redacted_with_its_evidence_text(api, skill):
+    text = f"{UNRELATED}\n\n{skill.text}\n\n{UNRELATED}"
+    (result,) = api.post(CHECK, {"records": [{"id": "turn", "text": text}]}).json()["results"]
+    assert (result["status"], result["derived"]) == ("redacted", True)
+    assert UNRELATED.split(".")[0] in result["evidence_text"]
+    assert len(result["evidence_text"]) < len(text) - len(skill.text) / 2
+    stored = api.get("/api/v1/records/api/turn").json()
+    assert stored["status"] == "redacted" and stored["evidence_text"] == result["evidence_text"]
