@@ -8,6 +8,7 @@ The public names are gathered here, so a view asks `selectors.exclusion_list(...
 """
 
 from poimen.policies import report_floor
+from poimen.selectors.api import api_artifact, api_artifacts, api_record, api_record_matches
 from poimen.selectors.artifacts import artifact_list, artifact_match_count, artifact_matches
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page
 from poimen.selectors.cache import caches_clear, data_version, decision_version
@@ -71,6 +72,10 @@ __all__ = [
     "Page",
     "PreviewSample",
     "ThresholdPreview",
+    "api_artifact",
+    "api_artifacts",
+    "api_record",
+    "api_record_matches",
     "artifact_list",
     "artifact_match_count",
     "artifact_matches",
