@@ -45,6 +45,14 @@ class ListFilterForm(forms.Form):
     date_to = forms.DateField(required=False, label="until")
     sort = forms.ChoiceField(required=False, choices=SORT_CHOICES)
 
+    # How a filter reads in a sentence, where its label alone ("to") would not say it.
+    DESCRIBED_AS = {
+        "q": "text containing",
+        "overlap_min": "overlap at least",
+        "overlap_max": "overlap at most",
+        "date_to": "ingested until",
+    }
+
     def __init__(self, data=None, *, with_verdict: bool = True):
         super().__init__(data)
         self.fields["kind"].choices = [("", "any kind")] + [(k, k) for k in kinds_known()]
@@ -69,6 +77,21 @@ class ListFilterForm(forms.Form):
         )
         self.fields["artifact"].widget.attrs.update(placeholder="any")
         self.fields["source"].widget.attrs.update(placeholder="any source")
+
+    def described(self) -> str:
+        """The filters in force, in words: "kind skill · verdict not reviewed · search “x”"."""
+        parts = []
+        for name, value in vars(self.filters()).items():
+            if value in (None, "") or (name == "sort"):
+                continue
+            field = self.fields[name]
+            if isinstance(field, forms.ChoiceField):
+                value = dict(field.choices).get(value, value)
+            elif name == "q":
+                value = f"“{value}”"
+            label = self.DESCRIBED_AS.get(name) or field.label or name.replace("_", " ")
+            parts.append(f"{label.lower()} {value}")
+        return " · ".join(parts) or "no filters (every record of the list)"
 
     def filters(self) -> ListFilters:
         """The valid part of the input as selector filters (invalid fields are left out)."""

@@ -223,6 +223,8 @@ class Event(models.Model):
         REVIEW_FALSE_POSITIVE = "review_false_positive"
         REVIEW_FALSE_NEGATIVE = "review_false_negative"
         REVIEW_UNDONE = "review_undone"
+        REVIEW_BULK = "review_bulk", "Bulk verdict"
+        REVIEW_BULK_UNDONE = "review_bulk_undone", "Bulk verdict undone"
         ARTIFACT_REGISTERED = "artifact_registered"
         RECORDS_REFILTERED = "records_refiltered"
 
@@ -272,6 +274,9 @@ class Event(models.Model):
         ("decided_by", "decided by"),
         ("reason", "reason"),
         ("note", "note"),
+        ("filters", "filters"),
+        ("count", "records"),
+        ("kept", "kept as judged since"),
         ("external_id", "record id"),
         ("checked", "checked"),
         ("excluded", "excluded"),
@@ -311,10 +316,17 @@ class Review(models.Model):
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The bulk verdict this review was given in (its one event lists the records), if any.
+    bulk = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.PROTECT, related_name="bulk_reviews"
+    )
+    # When someone undid it: a withdrawn verdict never holds again.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reviewer", "-id"], name="review_reviewer_latest")]
         permissions = [("review_record", "Can review the filter's decisions")]
 
     def __str__(self) -> str:

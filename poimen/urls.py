@@ -14,6 +14,11 @@ urlpatterns = [
     path("", overview.overview, name="overview"),
     path("exclusions/", lists.exclusions, name="exclusions"),
     path("exclusions/bulk/", lists.exclusions_bulk, name="exclusions_bulk"),
+    path(
+        "exclusions/bulk/<int:event_id>/undo/",
+        lists.exclusions_bulk_undo,
+        name="exclusions_bulk_undo",
+    ),
     path("export/", export.export, name="export"),
     path("near-misses/", lists.near_misses, name="near_misses"),
     path("records/<int:record_id>/", record.record, name="record"),

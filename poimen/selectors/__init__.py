@@ -9,7 +9,7 @@ The public names are gathered here, so a view asks `selectors.exclusion_list(...
 
 from poimen.policies import report_floor
 from poimen.selectors.artifacts import artifact_list, artifact_match_count, artifact_matches
-from poimen.selectors.audit import AuditFilters, audit_list, audit_page
+from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
 from poimen.selectors.cache import caches_clear, data_version, decision_version
 from poimen.selectors.common import (
     COUNT_CAP,
@@ -64,6 +64,7 @@ __all__ = [
     "artifact_matches",
     "audit_list",
     "audit_page",
+    "bulks_undone",
     "caches_clear",
     "capped_count",
     "data_version",

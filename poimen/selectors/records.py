@@ -1,6 +1,8 @@
 """One record as the record view shows it: the record, its matches, its history."""
 
-from poimen.models import Event, Match, Record
+from django.db.models import Q
+
+from poimen.models import Event, Match, Record, Review
 
 
 def record_detail(record_id: int) -> Record:
@@ -16,6 +18,12 @@ def record_matches(record: Record) -> list[Match]:
 
 
 def record_events(record: Record) -> list[Event]:
-    return list(
-        Event.objects.filter(record=record).select_related("actor", "artifact").order_by("-id")
+    """The record's own events, and the bulk verdicts (one event each) that judged it."""
+    bulks = list(
+        Review.objects.filter(record=record, bulk__isnull=False).values_list("bulk_id", flat=True)
     )
+    mine = Q(record=record)
+    if bulks:
+        mine |= Q(pk__in=bulks) | Q(type=Event.Type.REVIEW_BULK_UNDONE, data__bulk__in=bulks)
+    events = Event.objects.filter(mine)
+    return list(events.select_related("actor", "artifact").order_by("-id"))

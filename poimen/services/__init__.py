@@ -11,6 +11,7 @@ from poimen.services.artifacts import (
     artifacts_import,
     manifest_export,
 )
+from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
 from poimen.services.common import InputError
 from poimen.services.decisions import (
     Offender,
@@ -31,7 +32,7 @@ from poimen.services.export import (
     records_export_chunks,
 )
 from poimen.services.ingest import IngestResult, records_ingest
-from poimen.services.reviews import review_record, review_undo, reviews_bulk
+from poimen.services.reviews import UNCHECKED, ReviewConflict, review_record, review_undo
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -58,6 +59,10 @@ __all__ = [
     "review_record",
     "review_undo",
     "reviews_bulk",
+    "reviews_bulk_undo",
+    "bulk_undone",
+    "ReviewConflict",
+    "UNCHECKED",
     "threshold_change",
     "threshold_check",
 ]

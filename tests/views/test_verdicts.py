@@ -219,7 +219,42 @@ def test_bulk_verdict_applies_to_the_whole_filtered_set(logged_in, desk_data, re
     assert "kind=skill" in response["Location"]
     reviewed = Record.objects.filter(review__verdict="confirmed")
     assert {r.external_id for r in reviewed} == {"verbatim", "script"}
-    assert Event.objects.filter(type="review_confirmed", actor=reviewer).count() == 2
+    # One event for the bulk, listing its records and saying which filters chose them.
+    event = Event.objects.get(type="review_bulk", actor=reviewer)
+    assert sorted(event.data["records"]) == sorted(r.pk for r in reviewed)
+    assert event.data["filters"] == "kind skill · verdict not reviewed"
+    assert not Event.objects.filter(type="review_confirmed").exists()
+
+
+def test_bulk_verdict_is_confirmed_with_its_filters_in_words(logged_in, desk_data):
+    url = reverse("exclusions_bulk") + "?kind=skill&overlap_min=0.5&q=release"
+    html = logged_in.get(url).content.decode()
+    assert "text containing “release” · kind skill · overlap at least 0.5" in html
+
+
+def test_a_bulk_verdict_is_undone_as_one_unit_from_the_list(logged_in, desk_data, reviewer):
+    url = reverse("exclusions_bulk") + "?kind=skill"
+    logged_in.post(url, {"verdict": "false_positive", "expected": 2})
+    assert Record.objects.filter(status="evidence").count() == 4
+    listing = logged_in.get(reverse("exclusions") + "?kind=skill&verdict=false_positive")
+    bulk = listing.context["last_bulk"]
+    assert b"Undo all 2" in listing.content
+    response = logged_in.post(
+        reverse("exclusions_bulk_undo", args=[bulk.pk]), {"next": reverse("exclusions")}
+    )
+    assert response.status_code == 302
+    assert {desk_data[n].pk for n in ("verbatim", "script")} == set(
+        Record.objects.filter(status="excluded", review=None).values_list("pk", flat=True)
+    )
+    undo = Event.objects.get(type="review_bulk_undone")
+    assert undo.data["bulk"] == bulk.pk and sorted(undo.data["records"]) == sorted(
+        bulk.data["records"]
+    )
+    assert b"Undo all" not in logged_in.get(reverse("exclusions")).content
+    # Both events are in each record's history and in the audit log, which offers no undo now.
+    record_page = logged_in.get(reverse("record", args=[desk_data["verbatim"].pk]))
+    assert {"review_bulk", "review_bulk_undone"} <= {e.type for e in record_page.context["events"]}
+    assert b"Undo all" not in logged_in.get(reverse("audit")).content
 
 
 def test_bulk_verdict_asks_again_when_the_set_changed(logged_in, desk_data):
