@@ -13,7 +13,7 @@ from poimen.selectors import (
     kinds_known,
     runs_for_filter,
 )
-from poimen.services import threshold_check
+from poimen.services import UNCHECKED, threshold_check
 
 VERDICT_FILTER_CHOICES = [
     ("", "any verdict"),
@@ -104,7 +104,20 @@ class ListFilterForm(forms.Form):
         return ListFilters(**values)
 
 
-class VerdictForm(forms.Form):
+class SeenReviewForm(forms.Form):
+    """The verdict in force when the reviewer looked: the id of the review, 0 for none. Sent
+    with every verdict and undo from the desk, so the later of two racing verdicts is told."""
+
+    seen = forms.IntegerField(required=False, min_value=0, max_value=MAX_ID)
+
+    def seen_review_id(self):
+        """The review id seen, None for none; UNCHECKED when the post did not say."""
+        if self.cleaned_data.get("seen") is None:
+            return UNCHECKED
+        return self.cleaned_data["seen"] or None
+
+
+class VerdictForm(SeenReviewForm):
     verdict = forms.ChoiceField(choices=Review.Verdict.choices)
     note = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from poimen import selectors, services
-from poimen.forms import VerdictForm
+from poimen.forms import SeenReviewForm, VerdictForm
 from poimen.models import Record, Review
 from poimen.views.common import (
     LISTS,
@@ -73,12 +73,21 @@ def _last_verdict(request, record: Record) -> int | None:
     return Record.objects.filter(pk=last, review__isnull=False).values_list("pk", flat=True).first()
 
 
+def _row(request, record: Record, list_name: str, conflict: str = ""):
+    context = {
+        "row": selectors.list_row(record.pk),
+        "list_name": list_name,
+        "list_query": "",
+        "conflict": conflict,
+    }
+    return render(request, "_list_results.html#row", context)
+
+
 def _after_verdict(request, record: Record, message: str):
     """htmx from a list row: the row again. Otherwise on to `next` (the following record)."""
     row = request.POST.get("row", "")
     if request.htmx and row in LISTS:
-        context = {"row": selectors.list_row(record.pk), "list_name": row, "list_query": ""}
-        return render(request, "_list_results.html#row", context)
+        return _row(request, record, row)
     messages.success(request, message)
     # The next page offers to undo this (u), so a mis-key costs one more key.
     request.session["last_verdict"] = record.pk if "undo" not in request.path else None
@@ -87,6 +96,14 @@ def _after_verdict(request, record: Record, message: str):
 
 
 def _refused(request, record: Record, error: ValidationError):
+    """The reason a verdict was not recorded. Lost to another reviewer's verdict, the row or
+    the record is shown again as it now stands, with theirs and who gave it."""
+    if isinstance(error, services.ReviewConflict):
+        row = request.POST.get("row", "")
+        if request.htmx and row in LISTS:
+            return _row(request, record, row, conflict=str(error))
+        messages.error(request, str(error))
+        return redirect(reverse("record", args=[record.pk]))
     if request.htmx:
         return HttpResponse(" ".join(error.messages), status=400)
     messages.error(request, " ".join(error.messages))
@@ -103,7 +120,11 @@ def record_review(request, record_id: int):
     verdict = form.cleaned_data["verdict"]
     try:
         services.review_record(
-            record=record, verdict=verdict, note=form.cleaned_data["note"], actor=request.user
+            record=record,
+            verdict=verdict,
+            note=form.cleaned_data["note"],
+            actor=request.user,
+            seen_review_id=form.seen_review_id(),
         )
     except ValidationError as error:
         return _refused(request, record, error)
@@ -115,8 +136,13 @@ def record_review(request, record_id: int):
 def record_undo(request, record_id: int):
     require_review(request)
     record = get_object_or_404(Record, pk=record_id)
+    form = SeenReviewForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse("The verdict seen is not a review id.", status=400)
     try:
-        services.review_undo(record=record, actor=request.user)
+        services.review_undo(
+            record=record, actor=request.user, seen_review_id=form.seen_review_id()
+        )
     except ValidationError as error:
         return _refused(request, record, error)
     return _after_verdict(request, record, f"Record #{record.pk}: verdict undone.")

@@ -321,3 +321,30 @@ def test_bulk_verdict_over_too_many_records_asks_to_narrow_the_filters(
     response = logged_in.post(reverse("exclusions_bulk"), {"verdict": "confirmed", "expected": 2})
     assert response.status_code == 400
     assert not Review.objects.exists()
+
+
+def test_the_later_of_two_racing_verdicts_is_told_and_shown_the_first(
+    logged_in, desk_data, reviewer
+):
+    from django.contrib.auth.models import User
+
+    record = desk_data["verbatim"]
+    other = User.objects.create_user("otto")
+    other.groups.add(*reviewer.groups.all())
+    first = Client()
+    first.force_login(other)
+    # Both saw the record unreviewed; otto's verdict lands first.
+    seen = {"seen": 0, "row": "exclusions"}
+    first.post(reverse("record_review", args=[record.pk]), {"verdict": "confirmed", **seen})
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]), {"verdict": "false_positive", **seen}, **HTMX
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "otto judged it confirmed exclusion" in html and "yours was not recorded" in html
+    assert refreshed(record).review.verdict == "confirmed"
+    # Without htmx, the record page says so; an undo of a verdict not seen is refused too.
+    page = logged_in.post(
+        reverse("record_undo", args=[record.pk]), {"seen": 0}, follow=True
+    ).content.decode()
+    assert "yours was not recorded" in page and refreshed(record).review.verdict == "confirmed"
