@@ -265,5 +265,10 @@
         row.classList.add(CURRENT);
       }
     }
+    // A swapped row may have changed height: the selected one stays in view.
+    var current = currentRow();
+    if (current) {
+      current.scrollIntoView({ block: "nearest" });
+    }
   });
 })();
