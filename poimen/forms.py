@@ -4,7 +4,10 @@ Filter forms never fail a page: a value that does not parse is dropped (and show
 beside its field), so a hand-edited or stale bookmark still opens.
 """
 
+from datetime import date
+
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from poimen.models import Event, Review
 from poimen.selectors import (
@@ -26,6 +29,24 @@ SORT_CHOICES = [("overlap", "highest overlap first"), ("time", "newest first")]
 # The largest id a database holds (a 64-bit signed integer): a bigger number is a form error,
 # not a value handed to the database (SQLite raises OverflowError on it).
 MAX_ID = 2**63 - 1
+# The days a date filter may name. Beyond them a day is a form error, not a value the
+# selectors turn into a time (9999-12-31 plus the day it covers overflows).
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(2999, 12, 31)
+
+
+class DayField(forms.DateField):
+    """A day of a filter, from FIRST_DAY to LAST_DAY, entered with the browser's date picker."""
+
+    widget = forms.DateInput(attrs={"type": "date"})
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+        self.widget.attrs.update(min=FIRST_DAY.isoformat(), max=LAST_DAY.isoformat())
+        self.validators += [
+            MinValueValidator(FIRST_DAY, f"a day from {FIRST_DAY} on"),
+            MaxValueValidator(LAST_DAY, f"a day until {LAST_DAY} at the latest"),
+        ]
 
 
 class ListFilterForm(forms.Form):
@@ -41,8 +62,8 @@ class ListFilterForm(forms.Form):
     verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
     source = forms.CharField(required=False, max_length=255)
     run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-    date_from = forms.DateField(required=False, label="Ingested from")
-    date_to = forms.DateField(required=False, label="until")
+    date_from = DayField(label="Ingested from")
+    date_to = DayField(label="until")
     sort = forms.ChoiceField(required=False, choices=SORT_CHOICES)
 
     # How a filter reads in a sentence, where its label alone ("to") would not say it.
@@ -65,8 +86,6 @@ class ListFilterForm(forms.Form):
         # Placeholders that cannot be read as values already set.
         for name, placeholder in (("overlap_min", "min"), ("overlap_max", "max")):
             self.fields[name].widget.attrs.update(step="0.01", placeholder=placeholder)
-        for name in ("date_from", "date_to"):
-            self.fields[name].widget = forms.DateInput(attrs={"type": "date"})
         self.fields["q"].widget = forms.TextInput(
             attrs={
                 "type": "search",
@@ -141,12 +160,8 @@ class AuditFilterForm(forms.Form):
     type = forms.ChoiceField(required=False, choices=[("", "any type"), *Event.Type.choices])
     kind = forms.ChoiceField(required=False)
     actor = forms.CharField(required=False, max_length=150, label="Actor (user name)")
-    date_from = forms.DateField(
-        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
-    )
-    date_to = forms.DateField(
-        required=False, label="until", widget=forms.DateInput(attrs={"type": "date"})
-    )
+    date_from = DayField(label="From")
+    date_to = DayField(label="until")
 
     def __init__(self, data=None):
         super().__init__(data)

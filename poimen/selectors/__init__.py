@@ -19,7 +19,13 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
-from poimen.selectors.kinds import default_threshold, kinds_known, threshold_for, thresholds
+from poimen.selectors.kinds import (
+    default_threshold,
+    kinds_known,
+    list_thresholds,
+    threshold_for,
+    thresholds,
+)
 from poimen.selectors.lists import (
     ListFilters,
     exclusion_list,
@@ -77,6 +83,7 @@ __all__ = [
     "kind_counts",
     "kinds_known",
     "list_row",
+    "list_thresholds",
     "near_miss_list",
     "neighbours",
     "overlap_histogram",

@@ -127,6 +127,47 @@ def overlap(value) -> str:
     return f"{value:.2f}"
 
 
+# An overlap is shown with two decimals, or as many more (up to six) as it takes to tell it
+# from the threshold it is held against: a near miss reads 0.797, not 0.80.
+LEAST_DIGITS, MOST_DIGITS = 2, 6
+
+
+def decisive_digits(value: float, reference: float) -> int:
+    """The fewest decimals (2 to 6) at which `value` and `reference` read differently."""
+    for digits in range(LEAST_DIGITS, MOST_DIGITS + 1):
+        if f"{value:.{digits}f}" != f"{reference:.{digits}f}":
+            return digits
+    return MOST_DIGITS if value != reference else LEAST_DIGITS + 1
+
+
+@register.filter
+def overlap_near(value, reference) -> str:
+    """`value` with the precision that tells it from `reference` (a threshold)."""
+    if value is None:
+        return "–"
+    if reference in (None, ""):
+        return overlap(value)
+    return f"{value:.{decisive_digits(value, float(reference))}f}"
+
+
+@register.filter
+def overlap_against(value, reference) -> str:
+    """The decision in numbers: "0.797 < 0.800", "0.912 > 0.900", "0.800 = 0.800" (a record
+    is derived when its overlap exceeds the threshold, so equal is not over)."""
+    if value is None or reference in (None, ""):
+        return overlap(value)
+    reference = float(reference)
+    digits = decisive_digits(value, reference)
+    relation = ">" if value > reference else "<" if value < reference else "="
+    return f"{value:.{digits}f} {relation} {reference:.{digits}f}"
+
+
+@register.simple_tag
+def overlap_in_kind(value, thresholds: dict, kind: str, default: float) -> str:
+    """`value` with the precision that tells it from the threshold of `kind`."""
+    return overlap_near(value, thresholds.get(kind, default))
+
+
 @register.filter
 def verdict_label(value) -> str:
     from poimen.models import Review

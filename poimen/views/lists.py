@@ -35,6 +35,7 @@ def _list_context(request, list_name: str):
         "page": page,
         "list_name": list_name,
         "list_query": list_query(request),
+        **selectors.list_thresholds(),
     }
 
 

@@ -79,6 +79,7 @@ def _row(request, record: Record, list_name: str, conflict: str = ""):
         "list_name": list_name,
         "list_query": "",
         "conflict": conflict,
+        **selectors.list_thresholds(),
     }
     return render(request, "_list_results.html#row", context)
 

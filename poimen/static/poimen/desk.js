@@ -226,6 +226,35 @@
     twin.classList.add("is-focused");
   });
 
+  // The record view opens each pane at its first passage (a copy can start thousands of lines
+  // in), and focus goes to the record's text, so the keys and the arrows work at once, also
+  // right after a verdict brought the reader to the next record.
+  function openAtFirstPassage(scope) {
+    var panes = scope.querySelectorAll("[data-pane]");
+    panes.forEach(function (pane) {
+      var first = pane.querySelector("[data-passage]");
+      if (first) {
+        pane.scrollTop = Math.max(0, first.offsetTop - pane.clientHeight / 6);
+      }
+    });
+    var record = scope.querySelector("[data-pane='record']");
+    if (record && (!document.activeElement || document.activeElement === document.body)) {
+      record.focus({ preventScroll: true });
+      var box = record.getBoundingClientRect();
+      if (box.top > window.innerHeight || box.bottom < 0) {
+        record.scrollIntoView({ block: "nearest" });
+      }
+    }
+  }
+
+  openAtFirstPassage(document);
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "comparison") {
+      openAtFirstPassage(target);
+    }
+  });
+
   // Filters left empty stay out of the URL that htmx pushes: shorter, bookmarkable links.
   document.addEventListener("htmx:configRequest", function (event) {
     var data = event.detail.formData;
