@@ -24,8 +24,10 @@ class Page:
     extra: dict = field(default_factory=dict)
 
 
-def capped_count(queryset: QuerySet, cap: int = COUNT_CAP) -> tuple[int, bool]:
-    """How many rows, counting no further than `cap` (the table may hold millions)."""
+def capped_count(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]:
+    """How many rows, counting no further than `cap` (COUNT_CAP unless given: the table may
+    hold millions)."""
+    cap = cap or COUNT_CAP
     count = queryset.order_by().values("id")[: cap + 1].count()
     return min(count, cap), count > cap
 
