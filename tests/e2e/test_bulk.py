@@ -71,3 +71,24 @@ def test_export_downloads_the_set_shown(
         page.get_by_role("link", name=re.compile("Download JSONL")).click()
     lines = open(download.value.path(), encoding="utf-8").read().splitlines()
     assert len(lines) == 3
+
+
+def test_a_second_filter_change_made_while_the_first_loads_is_not_dropped(
+    live_server, page, log_in, reviewer, two_kinds, browser_problems
+):
+    from poimen.services import review_record
+
+    review_record(
+        record=Record.objects.filter(status="excluded").last(), verdict="confirmed", actor=reviewer
+    )
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(live_server.url + "/exclusions/")
+    # Hold the first request back so that the second change comes while it is in flight.
+    page.route(
+        "**/exclusions/?kind=reference*",
+        lambda route: (page.wait_for_timeout(400), route.continue_()),
+    )
+    page.get_by_label("Kind").select_option("reference")
+    page.get_by_label("Verdict").select_option("unreviewed")
+    expect(page).to_have_url(re.compile(r"kind=reference.*verdict=unreviewed"))
+    expect(page.locator("#results")).to_contain_text("2 records")

@@ -266,6 +266,18 @@
         data.delete(key);
       }
     });
+    // Enter in a filter field fires both "change" and "submit": the filters queue their
+    // requests (hx-sync queue last, so a later change is never dropped), and the second of
+    // two identical ones is not sent, nor pushed as a history entry of its own.
+    var form = event.detail.elt;
+    if (form && form.matches && form.matches("form.filters")) {
+      var query = new URLSearchParams(data).toString();
+      if (form.getAttribute("data-last-query") === query) {
+        event.preventDefault();
+        return;
+      }
+      form.setAttribute("data-last-query", query);
+    }
   });
 
   // New results swapped in by htmx: start the selection again at the top.
