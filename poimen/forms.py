@@ -25,7 +25,12 @@ VERDICT_FILTER_CHOICES = [
     (Review.Verdict.FALSE_NEGATIVE, "false negative (excluded by a reviewer)"),
     (Review.Verdict.FALSE_POSITIVE, "false positive (released)"),
 ]
-SORT_CHOICES = [("overlap", "highest overlap first"), ("time", "newest first")]
+SORT_CHOICES = [
+    ("overlap", "highest overlap first"),
+    ("closeness", "nearest the threshold first"),
+    ("time", "newest first"),
+    ("artifact", "by artifact"),
+]
 # The largest id a database holds (a 64-bit signed integer): a bigger number is a form error,
 # not a value handed to the database (SQLite raises OverflowError on it).
 MAX_ID = 2**63 - 1

@@ -30,6 +30,7 @@ from poimen.selectors.lists import (
     ListFilters,
     exclusion_list,
     export_rows,
+    list_neighbours,
     list_row,
     near_miss_list,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "is_boilerplate",
     "kind_counts",
     "kinds_known",
+    "list_neighbours",
     "list_row",
     "list_thresholds",
     "near_miss_list",

@@ -3,13 +3,14 @@
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from django.db.models import Q, QuerySet, Value
-from django.db.models.functions import Greatest, Lower, StrIndex, Substr
+from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
+from django.db.models.functions import Abs, Greatest, Lower, StrIndex, Substr
 
 from poimen.derived_rule import at_most_threshold_condition
 from poimen.models import Artifact, Match, Record, Review
 from poimen.policies import Policies, report_floor
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
+from poimen.selectors.paging import neighbours, sorted_by
 
 
 @dataclass(frozen=True)
@@ -72,10 +73,33 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
 
 
+def threshold_of_best_artifact():
+    """The threshold in force for each record's best artifact's kind, as an SQL expression."""
+    policies = Policies.load()
+    whens = []
+    for kind, threshold in policies.thresholds.items():
+        ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
+        if ids:
+            whens.append(When(best_artifact_id__in=ids, then=Value(threshold)))
+    default = Value(policies.threshold_for(""), output_field=FloatField())
+    return Case(*whens, default=default, output_field=FloatField()) if whens else default
+
+
+def with_sort_key(queryset: QuerySet, sort: str) -> QuerySet:
+    """The annotation a sort orders by, where it is not a field (closeness to the threshold)."""
+    if sort == "closeness":
+        return queryset.annotate(closeness=Abs(F("best_overlap") - threshold_of_best_artifact()))
+    return queryset
+
+
 def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
-    if sort == "time":
-        return queryset.order_by("-created_at", "-id")
-    return queryset.order_by("-best_overlap", "-id")
+    return sorted_by(with_sort_key(queryset, sort), sort)
+
+
+def list_neighbours(queryset: QuerySet, record: Record, *, sort: str):
+    """The records before and after `record` in a sorted list (it need not be in it now)."""
+    keyed = with_sort_key(Record.objects.filter(pk=record.pk), sort).get()
+    return neighbours(queryset, keyed, sort=sort)
 
 
 def exclusion_list(*, filters: ListFilters) -> QuerySet:

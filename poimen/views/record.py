@@ -38,7 +38,7 @@ def record(request, record_id: int):
     query = list_query(request)
     if list_name in LISTS:
         filters = list_form(request, list_name).filters()
-        previous_id, next_id = selectors.neighbours(
+        previous_id, next_id = selectors.list_neighbours(
             LISTS[list_name](filters=filters), record, sort=filters.sort
         )
     context_query = (
