@@ -14,7 +14,9 @@ $(BIN)/.installed: pyproject.toml
 demo: $(BIN)/.installed
 	$(BIN)/python manage.py demo
 
-test: $(BIN)/.installed browser
+# The browser is needed only when the browser tests run: not with PYTEST_ARGS="-m 'not e2e'".
+test: $(BIN)/.installed
+	$(if $(findstring not e2e,$(PYTEST_ARGS)),,@scripts/ensure-chromium)
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_ARGS)
 

@@ -5,3 +5,10 @@ class PoimenConfig(AppConfig):
     name = "poimen"
     verbose_name = "poimen"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from axes.signals import user_locked_out
+
+        from poimen.lockout import record_lockout
+
+        user_locked_out.connect(record_lockout, dispatch_uid="poimen_record_lockout")

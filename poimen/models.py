@@ -227,6 +227,9 @@ class Event(models.Model):
         REVIEW_BULK_UNDONE = "review_bulk_undone", "Bulk verdict undone"
         ARTIFACT_REGISTERED = "artifact_registered"
         RECORDS_REFILTERED = "records_refiltered"
+        USER_ADDED = "user_added"
+        LOGIN_LOCKED_OUT = "login_locked_out"
+        LOGIN_UNLOCKED = "login_unlocked"
 
     type = models.CharField(max_length=40, choices=Type.choices)
     actor = models.ForeignKey(
@@ -282,6 +285,10 @@ class Event(models.Model):
         ("excluded", "excluded"),
         ("released", "released"),
         ("paths", "paths"),
+        ("username", "user"),
+        ("role", "role"),
+        ("address", "address"),
+        ("failures", "failures"),
     ]
 
     def __str__(self) -> str:

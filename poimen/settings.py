@@ -1,12 +1,18 @@
-"""Settings for poimen. Everything that differs between machines comes from the environment."""
+"""Settings for poimen. Everything that differs between machines comes from the environment,
+read here and nowhere else (docs/deploy.md lists the variables for a deployment)."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from filter.decision import DEFAULT_MIN_SHARED, DEFAULT_REPORT_FLOOR, DEFAULT_THRESHOLD
 from poimen.database_url import parse_database_url
 
+# The source tree (or, for an installed package, site-packages): code, never data.
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Where this installation keeps its data: the SQLite file, the manifest, the collected static
+# files. Never inside the installed package; the working directory unless POIMEN_HOME says.
+POIMEN_HOME = Path(os.environ.get("POIMEN_HOME") or os.getcwd()).resolve()
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -16,14 +22,33 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
 DEBUG = env_bool("DEBUG", False)
-# The development default is only good on one's own machine; production sets SECRET_KEY.
-SECRET_KEY = os.environ.get("SECRET_KEY", "poimen-development-only-not-a-secret")
-ALLOWED_HOSTS = [
-    h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h
-]
+# Good only on one's own machine: `serve` refuses to start with it unless DEBUG is on.
+DEVELOPMENT_SECRET_KEY = "poimen-development-only-not-a-secret"
+SECRET_KEY = os.environ.get("SECRET_KEY") or DEVELOPMENT_SECRET_KEY
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+# Origins (scheme and host) a form may be posted from when they differ from the host the server
+# sees, e.g. https://poimen.example.org behind a proxy.
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# POIMEN_HTTPS=1: the desk is reached over HTTPS, through a reverse proxy that terminates TLS and
+# sets X-Forwarded-Proto (docs/deploy.md). Everything HTTPS needs follows from that one switch.
+POIMEN_HTTPS = env_bool("POIMEN_HTTPS", False)
+SECURE_SSL_REDIRECT = POIMEN_HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if POIMEN_HTTPS else None
+SESSION_COOKIE_SECURE = POIMEN_HTTPS
+CSRF_COOKIE_SECURE = POIMEN_HTTPS
+SECURE_HSTS_SECONDS = int(timedelta(days=365).total_seconds()) if POIMEN_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = POIMEN_HTTPS
+SECURE_HSTS_PRELOAD = POIMEN_HTTPS
 
 INSTALLED_APPS = [
+    # First, so that its runserver (static files collected first) is the one manage.py runs.
+    "poimen",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -33,11 +58,13 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "template_partials",
-    "poimen",
+    "axes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files before anything else touches the request (sessions, auth): cheap and cached.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -48,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "poimen.middleware.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "poimen.urls"
@@ -56,7 +85,9 @@ WSGI_APPLICATION = "poimen.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # A source tree keeps templates/ at the top; the wheel carries it inside the package,
+        # as poimen/templates (setup.py), where APP_DIRS finds it.
+        "DIRS": [] if (Path(__file__).parent / "templates").is_dir() else [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -69,11 +100,32 @@ TEMPLATES = [
 ]
 
 DATABASES = {
-    "default": parse_database_url(
-        os.environ.get("DATABASE_URL", ""), default_sqlite=BASE_DIR / "db.sqlite3"
-    )
+    "default": {
+        **parse_database_url(
+            os.environ.get("DATABASE_URL", ""), default_sqlite=POIMEN_HOME / "db.sqlite3"
+        ),
+        # A server process keeps its connection from request to request (checked before reuse)
+        # rather than paying for a new PostgreSQL backend, cold caches and all, on each.
+        "CONN_MAX_AGE": int(os.environ.get("POIMEN_DB_CONN_MAX_AGE", "600")),
+        "CONN_HEALTH_CHECKS": True,
+    }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    # First, so a locked-out user and address are refused before a password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Five wrong passwords in a row for one user from one address lock that pair out for 15 minutes
+# (each attempt meanwhile starts the 15 minutes again); `unlock_user` lifts it at once.
+AXES_FAILURE_LIMIT = int(os.environ.get("POIMEN_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("POIMEN_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_CALLABLE = "poimen.lockout.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "poimen.lockout.client_address"
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -89,10 +141,23 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = POIMEN_HOME / "staticfiles"
+# Collected with content hashes in their names and compressed (gzip), served by WhiteNoise with
+# a year's Cache-Control; `serve` and `runserver` collect them first.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
-# The append-only JSONL manifest of every emitted artifact (the card's vault/.artifacts.jsonl).
-POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST", BASE_DIR / "vault" / ".artifacts.jsonl"))
+# The append-only JSONL manifest of every emitted artifact (the card's vault/.artifacts.jsonl),
+# beside the database it belongs to: in the SQLite file's folder, or for PostgreSQL in
+# POIMEN_HOME under the database's name, so two databases never share one manifest.
+_MANIFEST_FOLDER = (
+    Path(DATABASES["default"]["NAME"]).parent / "vault"
+    if DATABASES["default"]["ENGINE"].endswith("sqlite3")
+    else POIMEN_HOME / "vault" / DATABASES["default"]["NAME"]
+)
+POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST") or _MANIFEST_FOLDER / ".artifacts.jsonl")
 
 # The app's defaults for the derived rule, the library's (filter.decision) unless set here.
 # Record–artifact pairs with at least this overlap are stored as matches (near misses included),
@@ -108,4 +173,11 @@ POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"
 # One is the default where there is a second core: matching then overlaps the database writes.
 POIMEN_INGEST_WORKERS = int(
     os.environ.get("POIMEN_INGEST_WORKERS", "1" if (os.cpu_count() or 1) > 1 else "0")
+)
+# `serve`: seconds a gunicorn worker may spend on one request before it is killed and replaced
+# (an export of a million records streams for longer than gunicorn's 30 s default).
+POIMEN_SERVER_TIMEOUT = int(os.environ.get("POIMEN_SERVER_TIMEOUT", "300"))
+# `serve`: gunicorn worker processes (its own advice: two a core, and one).
+POIMEN_SERVER_WORKERS = int(
+    os.environ.get("POIMEN_SERVER_WORKERS", str(2 * (os.cpu_count() or 1) + 1))
 )

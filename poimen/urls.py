@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, reverse_lazy
 
 from poimen.views import artifacts, audit, export, lists, overview, record, runs, tuning
 
@@ -11,6 +11,19 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Where a new team member replaces the one-time password `add_user` printed.
+    path(
+        "password/",
+        auth_views.PasswordChangeView.as_view(
+            template_name="password_change.html", success_url=reverse_lazy("password_changed")
+        ),
+        name="password_change",
+    ),
+    path(
+        "password/changed/",
+        auth_views.PasswordChangeDoneView.as_view(template_name="password_changed.html"),
+        name="password_changed",
+    ),
     path("", overview.overview, name="overview"),
     path("exclusions/", lists.exclusions, name="exclusions"),
     path("exclusions/bulk/", lists.exclusions_bulk, name="exclusions_bulk"),

@@ -1,8 +1,10 @@
-"""Every write poimen makes goes through here: artifacts, ingest, refilter, thresholds, reviews.
+"""Every write poimen makes goes through here: artifacts, ingest, refilter, thresholds, reviews,
+accounts.
 
 Keyword-only functions named <thing>_<action>, one module per job; import them from here.
 """
 
+from poimen.services.accounts import login_lockout_record, login_unlock, role_assign, user_add
 from poimen.services.artifacts import (
     ImportResult,
     RegisterResult,
@@ -51,6 +53,8 @@ __all__ = [
     "artifact_register",
     "artifacts_import",
     "derived_verify",
+    "login_lockout_record",
+    "login_unlock",
     "manifest_export",
     "records_export",
     "records_export_chunks",
@@ -63,6 +67,8 @@ __all__ = [
     "bulk_undone",
     "ReviewConflict",
     "UNCHECKED",
+    "role_assign",
     "threshold_change",
     "threshold_check",
+    "user_add",
 ]

@@ -162,7 +162,7 @@ def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
     password = out.split("log in as reviewer / ")[1].split()[0]
     user = django_user_model.objects.get(username="reviewer")
     assert user.check_password(password)
-    assert user.groups.filter(name="reviewers").exists()
+    assert user.groups.filter(name="threshold admins").exists()  # the admin role
     assert user.has_perm("poimen.review_record") and user.has_perm("poimen.tune_threshold")
     again, _ = run("demo", "--no-serve")
     assert "new 0, already ingested 22" in again

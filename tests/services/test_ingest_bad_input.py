@@ -66,13 +66,16 @@ def snapshot() -> dict:
 def wipe_ingested():
     """Forget every ingest (artifacts stay), as if the database were fresh."""
     if connection.vendor == "postgresql":
-        # The event table refuses DELETE; TRUNCATE is the operator's way to start over.
+        # The event table refuses DELETE and TRUNCATE; a superuser starting over steps around
+        # its triggers deliberately (docs/deploy.md), and steps back at once.
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred FK checks pending
+            cursor.execute("SET session_replication_role = replica")
             cursor.execute(
                 "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
                 " poimen_ingestrun"
             )
+            cursor.execute("SET session_replication_role = origin")
     else:
         Event.objects.all().delete()
         Match.objects.all().delete()

@@ -3,33 +3,23 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from poimen.services import artifacts_import, records_ingest
+from poimen.services import artifacts_import, records_ingest, role_assign
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "demo_data"
-REVIEWER = "reviewer"
-REVIEWER_PERMISSIONS = [
-    "view_artifact",
-    "view_record",
-    "view_match",
-    "view_event",
-    "view_ingestrun",
-    "view_kindpolicy",
-    "view_thresholdchange",
-    "view_review",
-    "review_record",
-]
+DEMO_USER = "reviewer"
+# The demo's account may judge and tune, so every page of the desk can be seen.
+DEMO_ROLE = "admin"
 
 
 class Command(BaseCommand):
     help = (
         "The demo: migrate the database (an SQLite file unless DATABASE_URL says otherwise), "
         "register the bundled skills and reference pages, ingest the bundled transcripts, "
-        "create a reviewer account with a fresh password, and serve the review desk on "
-        "127.0.0.1:8000."
+        "create a reviewer account (role admin) with a fresh password, and serve the review desk "
+        "on 127.0.0.1:8000 with the development server."
     )
 
     def add_arguments(self, parser):
@@ -54,27 +44,16 @@ class Command(BaseCommand):
         )
 
         password = self._reviewer_with_new_password()
-        self.stdout.write(self.style.SUCCESS(f"log in as {REVIEWER} / {password}"))
+        self.stdout.write(self.style.SUCCESS(f"log in as {DEMO_USER} / {password}"))
         if no_serve:
             return
         # No autoreloader: it would run this command again in a child and change the password.
-        # Static files served even with DEBUG off: this is the local demo, not a deployment.
-        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False, insecure_serving=True)
+        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
 
     def _reviewer_with_new_password(self) -> str:
-        group, _ = Group.objects.get_or_create(name="reviewers")
-        group.permissions.set(
-            Permission.objects.filter(
-                content_type__app_label="poimen", codename__in=REVIEWER_PERMISSIONS
-            )
-        )
-        user, _ = get_user_model().objects.get_or_create(username=REVIEWER)
+        user, _ = get_user_model().objects.get_or_create(username=DEMO_USER)
         password = secrets.token_urlsafe(12)
         user.set_password(password)
         user.save()
-        user.groups.add(group)
-        # The demo's reviewer may also tune thresholds, so every page of the desk can be seen.
-        user.user_permissions.add(
-            Permission.objects.get(content_type__app_label="poimen", codename="tune_threshold")
-        )
+        role_assign(user=user, role=DEMO_ROLE)
         return password

@@ -1,0 +1,68 @@
+import os
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
+
+from poimen.readiness import database_problem
+
+
+class Command(BaseCommand):
+    help = (
+        "The production server: collect the static files (hashed names, compressed), then "
+        "replace this process with gunicorn serving the desk, static files through WhiteNoise. "
+        "Refuses the development SECRET_KEY unless DEBUG is on, and a database not migrated. "
+        "Put it behind a reverse proxy (docs/deploy.md); gunicorn settings beyond these in "
+        "GUNICORN_CMD_ARGS."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+        parser.add_argument("--port", type=int, default=8000, help="port to bind (8000)")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=settings.POIMEN_SERVER_WORKERS,
+            help=f"worker processes ({settings.POIMEN_SERVER_WORKERS} here; POIMEN_SERVER_WORKERS)",
+        )
+
+    def handle(self, *args, host: str, port: int, workers: int, **options):
+        if not settings.DEBUG and settings.SECRET_KEY == settings.DEVELOPMENT_SECRET_KEY:
+            raise CommandError(
+                "SECRET_KEY is the development key: set SECRET_KEY in the environment to a long "
+                "random value, e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'",
+                returncode=2,
+            )
+        if workers < 1:
+            raise CommandError(f"--workers is at least 1, not {workers}", returncode=2)
+        problem = database_problem()
+        if problem:
+            raise CommandError(problem, returncode=2)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        connections.close_all()  # gunicorn forks: no connection may be shared with its workers
+
+        bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        self.stdout.write(f"serving http://{bind}/ with {workers} gunicorn worker(s)")
+        self.stdout.flush()
+        os.execv(
+            sys.executable,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "poimen.wsgi:application",
+                f"--bind={bind}",
+                f"--workers={workers}",
+                f"--timeout={settings.POIMEN_SERVER_TIMEOUT}",
+                # The poimen this command runs, not whatever the working directory holds.
+                f"--pythonpath={Path(__file__).resolve().parents[3]}",
+                "--access-logfile=-",
+                "--error-logfile=-",
+                # Signals from systemd manage it; a control socket in $HOME would be shared by
+                # every server of that user on the machine.
+                "--no-control-socket",
+            ],
+        )

@@ -1,0 +1,236 @@
+"""The wheel, installed as an operator would: built from this tree, installed into a fresh
+venv, and run from an empty folder with the `poimen` console script.
+
+To stay quick and work offline, the fresh venv gets the wheel alone (--no-deps) and finds
+poimen's dependencies in this test run's own site-packages through a .pth file; poimen itself
+comes only from the wheel (the editable install's finder is not loaded there), which the test
+checks.
+"""
+
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# What the machine's environment might carry that would point poimen elsewhere.
+POIMEN_VARIABLES = (
+    "DATABASE_URL",
+    "POIMEN_HOME",
+    "POIMEN_MANIFEST",
+    "DJANGO_SETTINGS_MODULE",
+    "SECRET_KEY",
+    "DEBUG",
+    "ALLOWED_HOSTS",
+    "POIMEN_HTTPS",
+    "PYTHONPATH",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+)
+
+
+def clean_environment(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in POIMEN_VARIABLES}
+    return {**env, **extra}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(the fresh venv's bin folder, the wheel, seconds it took to build and install)."""
+    base = tmp_path_factory.mktemp("installed")
+    started = time.monotonic()
+    # Built from a copy of what a clone holds: setuptools builds in place, and a build/ folder
+    # left in the tree would carry modules deleted since into the next wheel.
+    source = base / "source"
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
+        + ["--wheel-dir", str(base / "dist"), str(source)],
+        check=True,
+        capture_output=True,
+        cwd=base,
+    )
+    (wheel,) = (base / "dist").glob("poimen-*.whl")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
+        + ["--quiet", "--no-deps", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    here = sysconfig.get_paths()["purelib"]
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    (site_packages / "poimen_test_dependencies.pth").write_text(here + "\n")
+    seconds = time.monotonic() - started
+    print(f"wheel built and installed in {seconds:.1f} s")
+    return venv / "bin", wheel, seconds
+
+
+def poimen(bin_folder, *args, home, timeout=120, **env):
+    return subprocess.run(
+        [str(bin_folder / "poimen"), *args],
+        cwd=home,
+        env=clean_environment(**env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_the_wheel_carries_templates_static_files_and_demo_data(installed):
+    _, wheel, _ = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    templates = {p.name for p in (ROOT / "templates").glob("*.html")}
+    assert templates and templates <= {
+        n.removeprefix("poimen/templates/") for n in names if n.startswith("poimen/templates/")
+    }
+    assert "poimen/static/poimen/desk.css" in names
+    assert "poimen/static/poimen/desk.js" in names
+    demo = [p for p in (ROOT / "poimen" / "demo_data").rglob("*") if p.is_file()]
+    assert demo and all(f"{p.relative_to(ROOT)}" in names for p in demo)
+    assert not [n for n in names if n.endswith((".sqlite3", ".jsonl.lock")) or "vault/" in n]
+
+
+def test_the_installed_poimen_comes_from_the_wheel(installed):
+    bin_folder, _, _ = installed
+    where = subprocess.run(
+        [str(bin_folder / "python"), "-c", "import poimen; print(poimen.__file__)"],
+        cwd=bin_folder,
+        env=clean_environment(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert where.startswith(str(bin_folder.parent)), where
+
+
+def test_a_fresh_folder_is_told_to_migrate_without_a_traceback(installed, tmp_path):
+    bin_folder, _, _ = installed
+    result = poimen(bin_folder, "verify_derived", home=tmp_path)
+    assert result.returncode == 2
+    assert "database not migrated" in result.stderr
+    assert "run `poimen migrate`" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def read(url, opener=None, **headers):
+    request = urllib.request.Request(url, headers=headers)
+    with (opener or urllib.request.build_opener()).open(request, timeout=10) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+def wait_until_up(url, server, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stdout.read()
+        try:
+            return read(url)
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.3)
+    raise AssertionError(f"{url} did not answer within {seconds} s")
+
+
+def log_in(base_url, username, password):
+    """An opener holding the session of `username`, logged in through the login form."""
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
+    _, _, page = read(base_url + "/login/", opener)
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
+    form = urllib.parse.urlencode(
+        {"csrfmiddlewaretoken": token, "username": username, "password": password}
+    ).encode()
+    with opener.open(base_url + "/login/", data=form, timeout=10) as response:
+        assert response.url == base_url + "/", "the login did not land on the overview"
+    return opener
+
+
+def test_from_an_empty_folder_migrate_demo_and_serve(installed, tmp_path):
+    bin_folder, wheel, _ = installed
+    home = tmp_path / "poimen-home"
+    home.mkdir()
+
+    migrated = poimen(bin_folder, "migrate", home=home)
+    assert migrated.returncode == 0, migrated.stderr
+    demo = poimen(bin_folder, "demo", "--no-serve", home=home)
+    assert demo.returncode == 0, demo.stderr
+    password = re.search(r"log in as reviewer / (\S+)", demo.stdout).group(1)
+    assert (home / "db.sqlite3").is_file()
+    assert (home / "vault" / ".artifacts.jsonl").is_file()
+
+    port = free_port()
+    server = subprocess.Popen(
+        [str(bin_folder / "poimen"), "serve", "--port", str(port), "--workers", "2"],
+        cwd=home,
+        env=clean_environment(SECRET_KEY="a-test-key-" + "x9" * 30),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        status, _, page = wait_until_up(base_url + "/login/", server)
+        assert status == 200
+        assert b"Log in to the review desk" in page
+
+        css = re.search(rb'href="(/static/poimen/desk\.[0-9a-f]{12}\.css)"', page).group(1)
+        status, headers, body = read(base_url + css.decode(), **{"Accept-Encoding": "gzip"})
+        assert status == 200
+        assert headers["Content-Encoding"] == "gzip"
+        max_age = int(re.search(r"max-age=(\d+)", headers["Cache-Control"]).group(1))
+        assert max_age >= 365 * 24 * 3600 and "immutable" in headers["Cache-Control"]
+        assert len(body) < (home / "staticfiles" / css.decode()[len("/static/") :]).stat().st_size
+
+        opener = log_in(base_url, "reviewer", password)
+        for path in ("/", "/exclusions/", "/near-misses/", "/artifacts/", "/runs/", "/audit/"):
+            status, _, page = read(base_url + path, opener)
+            assert status == 200, path
+        assert b"release-notes" in read(base_url + "/artifacts/", opener)[2]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+    # Data lives in the home folder; the installed package holds what the wheel brought.
+    site_packages = next((bin_folder.parent / "lib").glob("python*/site-packages"))
+    installed_files = {
+        str(p.relative_to(site_packages))
+        for p in (site_packages / "poimen").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert installed_files == {
+        n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("poimen/")
+    }
+    assert (home / "staticfiles" / "staticfiles.json").is_file()
+    manifest = json.loads((home / "vault" / ".artifacts.jsonl").read_text().splitlines()[0])
+    assert manifest["kind"] in ("skill", "reference")
