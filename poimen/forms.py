@@ -13,6 +13,7 @@ from poimen.models import Event, Review
 from poimen.selectors import (
     AuditFilters,
     ListFilters,
+    artifact_ids_named,
     kinds_known,
     runs_for_filter,
 )
@@ -59,9 +60,9 @@ class ListFilterForm(forms.Form):
 
     q = forms.CharField(required=False, max_length=200, label="Search text")
     kind = forms.ChoiceField(required=False)
-    artifact = forms.IntegerField(
-        required=False, min_value=1, max_value=MAX_ID, label="Artifact id"
-    )
+    # An artifact's name (every version of it), "kind:name", or its id; completed from the
+    # names the desk knows (artifact_names).
+    artifact = forms.CharField(required=False, max_length=310, label="Artifact")
     overlap_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Overlap from")
     overlap_max = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
     verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
@@ -99,8 +100,24 @@ class ListFilterForm(forms.Form):
                 "class": "search-field",
             }
         )
-        self.fields["artifact"].widget.attrs.update(placeholder="any")
+        self.fields["artifact"].widget.attrs.update(
+            placeholder="any artifact", list="artifact-names", autocomplete="off"
+        )
         self.fields["source"].widget.attrs.update(placeholder="any source")
+
+    def clean_artifact(self) -> tuple[int, ...]:
+        """The ids of the artifact named (all its versions), or of the id given."""
+        value = self.cleaned_data["artifact"].strip()
+        if not value:
+            return ()
+        if value.isdigit():
+            if not 1 <= int(value) <= MAX_ID:
+                raise forms.ValidationError(f"no artifact has the id {value}")
+            return (int(value),)
+        ids = artifact_ids_named(value)
+        if not ids:
+            raise forms.ValidationError(f"no artifact is named {value!r}")
+        return ids
 
     def described(self) -> str:
         """The filters in force, in words: "kind skill · verdict not reviewed · search “x”"."""
@@ -111,6 +128,8 @@ class ListFilterForm(forms.Form):
             field = self.fields[name]
             if isinstance(field, forms.ChoiceField):
                 value = dict(field.choices).get(value, value)
+            elif name == "artifact":
+                value = self.data.get("artifact", "").strip()
             elif name == "q":
                 value = f"“{value}”"
             label = self.DESCRIBED_AS.get(name) or field.label or name.replace("_", " ")

@@ -8,7 +8,13 @@ The public names are gathered here, so a view asks `selectors.exclusion_list(...
 """
 
 from poimen.policies import report_floor
-from poimen.selectors.artifacts import artifact_list, artifact_match_count, artifact_matches
+from poimen.selectors.artifacts import (
+    artifact_ids_named,
+    artifact_list,
+    artifact_match_count,
+    artifact_matches,
+    artifact_names,
+)
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
 from poimen.selectors.cache import caches_clear, data_version, decision_version
 from poimen.selectors.common import (
@@ -35,7 +41,15 @@ from poimen.selectors.lists import (
     near_miss_list,
 )
 from poimen.selectors.overview import KindCounts, kind_counts, totals
-from poimen.selectors.paging import Page, capped_count, neighbours, page_by_id, page_of
+from poimen.selectors.paging import (
+    Page,
+    Progress,
+    capped_count,
+    neighbours,
+    page_by_id,
+    page_of,
+    reviewed_count,
+)
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import record_detail, record_events, record_matches
 from poimen.selectors.runs import recent_runs, run_list, runs_for_filter, unfiltered_runs
@@ -66,7 +80,9 @@ __all__ = [
     "Page",
     "PreviewSample",
     "ThresholdPreview",
+    "artifact_ids_named",
     "artifact_list",
+    "artifact_names",
     "artifact_match_count",
     "artifact_matches",
     "audit_list",
@@ -97,6 +113,8 @@ __all__ = [
     "record_events",
     "record_matches",
     "report_floor",
+    "reviewed_count",
+    "Progress",
     "run_list",
     "runs_for_filter",
     "threshold_changes",

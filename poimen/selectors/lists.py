@@ -17,7 +17,7 @@ from poimen.selectors.paging import neighbours, sorted_by
 class ListFilters:
     q: str = ""
     kind: str = ""
-    artifact: int | None = None
+    artifact: tuple[int, ...] = ()
     overlap_min: float | None = None
     overlap_max: float | None = None
     verdict: str = ""
@@ -37,8 +37,8 @@ def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     if filters.artifact:
         # The artifact a record was matched to best, or any artifact it matched above the floor.
         queryset = queryset.filter(
-            Q(best_artifact_id=filters.artifact)
-            | Q(id__in=Match.objects.filter(artifact_id=filters.artifact).values("record_id"))
+            Q(best_artifact_id__in=filters.artifact)
+            | Q(id__in=Match.objects.filter(artifact_id__in=filters.artifact).values("record_id"))
         )
     if filters.overlap_min is not None:
         queryset = queryset.filter(best_overlap__gte=filters.overlap_min)

@@ -32,6 +32,27 @@ def capped_count(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]
     return min(count, cap), count > cap
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How much of a list reviewers have judged: n of N, and what is left."""
+
+    reviewed: int
+    total: int
+
+    @property
+    def left(self) -> int:
+        return max(self.total - self.reviewed, 0)
+
+
+def reviewed_count(page: "Page", queryset: QuerySet) -> Progress | None:
+    """n of N reviewed in a list whose count `page` holds; None when the count is capped
+    (a share of "more than 1,000" says nothing)."""
+    if page.count_capped:
+        return None
+    reviewed, _ = capped_count(queryset.filter(review__isnull=False))
+    return Progress(reviewed=reviewed, total=page.count)
+
+
 def _page(
     queryset: QuerySet,
     rows: QuerySet,

@@ -32,10 +32,12 @@ def _list_context(request, list_name: str):
     return {
         "form": form,
         "filters": filters,
+        "queryset": queryset,
         "page": page,
         "list_name": list_name,
         "list_query": list_query(request),
         **selectors.list_thresholds(),
+        "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
     }
 
 
@@ -55,6 +57,7 @@ def _last_bulk(request) -> Event | None:
 def exclusions(request):
     context = _list_context(request, "exclusions")
     context["last_bulk"] = _last_bulk(request)
+    context["reviewed"] = selectors.reviewed_count(context["page"], context["queryset"])
     return render_page(request, "exclusions.html", context, fragments=("content", "results"))
 
 

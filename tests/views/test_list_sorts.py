@@ -62,3 +62,22 @@ def test_the_record_view_moves_along_the_closeness_order(logged_in, spread):
     url = reverse("record", args=[by_overlap[0.83]]) + "?list=exclusions&sort=closeness"
     context = logged_in.get(url).context
     assert (context["previous_id"], context["next_id"]) == (by_overlap[0.81], by_overlap[0.9])
+
+
+def test_the_artifact_filter_takes_a_name_and_offers_the_names(logged_in, spread):
+    named = logged_in.get(reverse("exclusions") + "?artifact=incident-review")
+    overlaps = sorted(row.best_overlap for row in named.context["page"].items)
+    assert overlaps == [0.81, 0.83]
+    assert '<option value="release-notes">' in named.content.decode()
+    by_kind = logged_in.get(reverse("exclusions") + "?artifact=skill:release-notes")
+    assert len(by_kind.context["page"].items) == 3
+    unknown = logged_in.get(reverse("exclusions") + "?artifact=no-such-skill")
+    assert "no artifact is named" in unknown.content.decode()
+
+
+def test_the_list_says_how_much_of_it_is_reviewed(logged_in, spread, reviewer):
+    from poimen.services import review_record
+
+    review_record(record=spread[0], verdict="confirmed", actor=reviewer)
+    html = logged_in.get(reverse("exclusions") + "?sort=closeness").content.decode()
+    assert "1 of 5 reviewed, 4 left" in html
