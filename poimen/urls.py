@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from poimen.views import artifacts, audit, export, lists, overview, record, runs, tuning
+from poimen.views import artifacts, audit, export, lists, overview, record, review, runs, tuning
 
 urlpatterns = [
     path(
@@ -32,6 +32,7 @@ urlpatterns = [
         lists.exclusions_bulk_undo,
         name="exclusions_bulk_undo",
     ),
+    path("review/", review.review, name="review"),
     path("export/", export.export, name="export"),
     path("near-misses/", lists.near_misses, name="near_misses"),
     path("records/<int:record_id>/", record.record, name="record"),

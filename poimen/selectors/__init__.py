@@ -46,8 +46,10 @@ from poimen.selectors.paging import (
     Progress,
     capped_count,
     neighbours,
+    next_unreviewed,
     page_by_id,
     page_of,
+    review_progress,
     reviewed_count,
 )
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
@@ -114,6 +116,8 @@ __all__ = [
     "record_matches",
     "report_floor",
     "reviewed_count",
+    "next_unreviewed",
+    "review_progress",
     "Progress",
     "run_list",
     "runs_for_filter",

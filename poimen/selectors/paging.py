@@ -53,6 +53,22 @@ def reviewed_count(page: "Page", queryset: QuerySet) -> Progress | None:
     return Progress(reviewed=reviewed, total=page.count)
 
 
+def next_unreviewed(queryset: QuerySet, *, sort: str, cursor: str = ""):
+    """The first record of a list without a verdict, after `cursor`, and its own cursor; or
+    None when there is none left."""
+    rows = queryset.filter(review__isnull=True)
+    rows = _after_cursor(rows, cursor, sort) if cursor else rows
+    record = rows.first()
+    return (record, _cursor_for(record, sort)) if record is not None else None
+
+
+def review_progress(queryset: QuerySet) -> "Progress":
+    """n of N reviewed in a list (each count stops at COUNT_CAP)."""
+    total, _ = capped_count(queryset)
+    reviewed, _ = capped_count(queryset.filter(review__isnull=False))
+    return Progress(reviewed=reviewed, total=total)
+
+
 def _page(
     queryset: QuerySet,
     rows: QuerySet,

@@ -1,5 +1,7 @@
 """A record: side by side with the artifact it matched, its history; verdicts and undo."""
 
+import json
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
@@ -26,6 +28,12 @@ def record(request, record_id: int):
         record = selectors.record_detail(record_id)
     except Record.DoesNotExist:
         raise Http404("No such record") from None
+    context = record_context(request, record, request.GET.get("list", ""))
+    return render_page(request, "record.html", context, fragments=("content", "comparison"))
+
+
+def record_context(request, record: Record, list_name: str) -> dict:
+    """What the record page shows of `record`, opened from list `list_name` (or none)."""
     matches = selectors.record_matches(record)
     shown = matches[0] if matches else None
     wanted = request.GET.get("match")
@@ -33,7 +41,6 @@ def record(request, record_id: int):
         shown = next((m for m in matches if str(m.pk) == wanted), shown)
     passages = selectors.passages_for(record, shown.artifact) if shown else []
 
-    list_name = request.GET.get("list", "")
     previous_id = next_id = None
     query = list_query(request)
     if list_name in LISTS:
@@ -44,7 +51,7 @@ def record(request, record_id: int):
     context_query = (
         "&".join(filter(None, [f"list={list_name}", query])) if list_name in LISTS else ""
     )
-    context = {
+    return {
         "record": record,
         "matches": matches,
         "shown": shown,
@@ -62,7 +69,6 @@ def record(request, record_id: int):
         if list_name in LISTS
         else "",
     }
-    return render_page(request, "record.html", context, fragments=("content", "comparison"))
 
 
 def _last_verdict(request, record: Record) -> int | None:
@@ -89,6 +95,12 @@ def _after_verdict(request, record: Record, message: str):
     row = request.POST.get("row", "")
     if request.htmx and row in LISTS:
         return _row(request, record, row)
+    following = safe_next(request, request.POST.get("next", ""), "")
+    if request.htmx and request.POST.get("mode") == "review" and following:
+        # Review mode: on to the next record without a page load (htmx fetches it into main
+        # and pushes its URL).
+        location = json.dumps({"path": following, "target": "#main"})
+        return HttpResponse(status=204, headers={"HX-Location": location})
     messages.success(request, message)
     # The next page offers to undo this (u), so a mis-key costs one more key.
     request.session["last_verdict"] = record.pk if "undo" not in request.path else None

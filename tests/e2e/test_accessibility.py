@@ -44,6 +44,7 @@ def pages(desk_data, tuner):
         "audit": "/audit/",
         "export": "/export/?list=exclusions",
         "bulk": "/exclusions/bulk/?kind=skill",
+        "review": "/review/?list=near_misses",
         "tuning": "/tuning/",
         "tuning-skill": "/tuning/skill/?value=0.35",
     }

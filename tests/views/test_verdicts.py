@@ -348,3 +348,23 @@ def test_the_later_of_two_racing_verdicts_is_told_and_shown_the_first(
         reverse("record_undo", args=[record.pk]), {"seen": 0}, follow=True
     ).content.decode()
     assert "yours was not recorded" in page and refreshed(record).review.verdict == "confirmed"
+
+
+def test_review_mode_is_for_reviewers_and_shows_the_next_unreviewed(logged_in, desk_data):
+    from django.contrib.auth.models import User
+
+    reader = Client()
+    reader.force_login(User.objects.create_user("rea", password="only-reads-things"))
+    assert reader.get(reverse("review")).status_code == 403
+    assert b'data-action="review"' not in reader.get(reverse("exclusions")).content
+    assert logged_in.get(reverse("review") + "?list=nowhere").status_code == 404
+    first = logged_in.get(reverse("review") + "?list=exclusions&sort=overlap")
+    assert first.context["record"].review_id is None and first.context["review_mode"]
+    assert "0 of 2 reviewed, 2 left" in first.content.decode()
+    record = first.context["record"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "confirmed", "seen": 0, "mode": "review", "next": first.context["review_next"]},
+        **HTMX,
+    )
+    assert response.status_code == 204 and "/review/" in response["HX-Location"]

@@ -250,7 +250,8 @@
   openAtFirstPassage(document);
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
-    if (target && target.id === "comparison") {
+    // Another match shown, or (review mode) the next record swapped into the page.
+    if (target && (target.id === "comparison" || target.id === "main")) {
       openAtFirstPassage(target);
     }
   });
