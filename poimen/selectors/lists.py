@@ -139,6 +139,8 @@ def list_row(record_id: int) -> Record:
 
 def export_rows(queryset: QuerySet):
     """Every row of a filtered list, streamed: (record, best artifact) without loading them all."""
-    queryset = queryset.order_by("-id").select_related("best_artifact", "review")
+    queryset = queryset.order_by("-id").select_related(
+        "best_artifact", "review", "review__reviewer"
+    )
     queryset = queryset.defer("best_artifact__text", "best_artifact__shingles", "metadata")
     return queryset.iterator(chunk_size=2000)
