@@ -123,7 +123,7 @@ class ListFilterForm(forms.Form):
         """The filters in force, in words: "kind skill · verdict not reviewed · search “x”"."""
         parts = []
         for name, value in vars(self.filters()).items():
-            if value in (None, "") or (name == "sort"):
+            if value in (None, "", ()) or name == "sort":
                 continue
             field = self.fields[name]
             if isinstance(field, forms.ChoiceField):

@@ -53,7 +53,12 @@ from poimen.selectors.paging import (
     reviewed_count,
 )
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
-from poimen.selectors.records import record_detail, record_events, record_matches
+from poimen.selectors.records import (
+    latest_own_verdict,
+    record_detail,
+    record_events,
+    record_matches,
+)
 from poimen.selectors.runs import recent_runs, run_list, runs_for_filter, unfiltered_runs
 from poimen.selectors.tuning import (
     DecisionTable,
@@ -102,6 +107,7 @@ __all__ = [
     "kind_counts",
     "kinds_known",
     "list_neighbours",
+    "latest_own_verdict",
     "list_row",
     "list_thresholds",
     "near_miss_list",

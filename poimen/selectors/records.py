@@ -1,6 +1,6 @@
 """One record as the record view shows it: the record, its matches, its history."""
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from poimen.models import Event, Match, Record, Review
 
@@ -14,6 +14,15 @@ def record_detail(record_id: int) -> Record:
 def record_matches(record: Record) -> list[Match]:
     return list(
         Match.objects.filter(record=record).select_related("artifact").order_by("-overlap", "id")
+    )
+
+
+def latest_own_verdict(user) -> Review | None:
+    """`user`'s latest single verdict that is still the one in force on its record."""
+    return (
+        Review.objects.filter(reviewer=user, withdrawn_at=None, bulk=None, record__review=F("pk"))
+        .order_by("-id")
+        .first()
     )
 
 

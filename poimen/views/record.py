@@ -71,12 +71,13 @@ def record_context(request, record: Record, list_name: str) -> dict:
     }
 
 
-def _last_verdict(request, record: Record) -> int | None:
-    """The record judged just before this page, if it still has a verdict to undo."""
-    last = request.session.get("last_verdict")
-    if not last or last == record.pk:
+def _last_verdict(request, record: Record):
+    """The reviewer's own latest verdict still in force on another record: `u` undoes it, and
+    then the one before (undo goes back as many levels as there are)."""
+    if not request.user.has_perm("poimen.review_record"):
         return None
-    return Record.objects.filter(pk=last, review__isnull=False).values_list("pk", flat=True).first()
+    last = selectors.latest_own_verdict(request.user)
+    return last if last is not None and last.record_id != record.pk else None
 
 
 def _row(request, record: Record, list_name: str, conflict: str = ""):
@@ -102,8 +103,6 @@ def _after_verdict(request, record: Record, message: str):
         location = json.dumps({"path": following, "target": "#main"})
         return HttpResponse(status=204, headers={"HX-Location": location})
     messages.success(request, message)
-    # The next page offers to undo this (u), so a mis-key costs one more key.
-    request.session["last_verdict"] = record.pk if "undo" not in request.path else None
     fallback = reverse("record", args=[record.pk])
     return redirect(safe_next(request, request.POST.get("next", ""), fallback))
 

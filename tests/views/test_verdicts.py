@@ -368,3 +368,24 @@ def test_review_mode_is_for_reviewers_and_shows_the_next_unreviewed(logged_in, d
         **HTMX,
     )
     assert response.status_code == 204 and "/review/" in response["HX-Location"]
+
+
+def test_undo_walks_back_ones_own_verdicts_level_by_level(logged_in, desk_data, reviewer):
+    from poimen.services import review_record
+
+    verbatim, script, near, unrelated = (
+        desk_data[n] for n in ("verbatim", "script", "near", "unrelated")
+    )
+    review_record(record=verbatim, verdict="confirmed", actor=reviewer)
+    review_record(record=script, verdict="false_positive", actor=reviewer)
+    review_record(record=near, verdict="false_negative", actor=reviewer)
+    page_url = reverse("record", args=[unrelated.pk])
+    for expected in (near, script, verbatim):
+        offered = logged_in.get(page_url).context["last_verdict"]
+        assert offered.record_id == expected.pk
+        logged_in.post(
+            reverse("record_undo", args=[offered.record_id]),
+            {"seen": offered.pk, "next": page_url},
+        )
+        assert refreshed(expected).review is None
+    assert logged_in.get(page_url).context["last_verdict"] is None
