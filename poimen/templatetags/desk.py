@@ -40,6 +40,7 @@ def highlighted(text: str, passages, side: str):
         if passage.boilerplate:
             classes += " boilerplate"
             title += " (boilerplate: common to many artifacts)"
+        changes = passage.record_changes if side == "record" else passage.artifact_changes
         pieces.append(
             format_html(
                 '<mark class="{}" data-passage="{}" id="{}-p{}" title="{}">{}</mark>',
@@ -48,11 +49,37 @@ def highlighted(text: str, passages, side: str):
                 side,
                 passage.number,
                 title,
-                text[start:end],
+                _with_changes(text, start, end, changes, side),
             )
         )
         position = end
     pieces.append(conditional_escape(text[position:]))
+    return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
+
+
+def _with_changes(text: str, start: int, end: int, changes, side: str):
+    """text[start:end] with the words that differ from the other side marked: on the record
+    side what it changed or inserted (<ins>), on the artifact side what it lost (<del>)."""
+    tag = "ins" if side == "record" else "del"
+    what = "changed or inserted by the record" if side == "record" else "changed or dropped"
+    pieces = []
+    position = start
+    for change_start, change_end in changes:
+        change_start, change_end = max(change_start, position), min(change_end, end)
+        if change_start >= change_end:
+            continue
+        pieces.append(conditional_escape(text[position:change_start]))
+        pieces.append(
+            format_html(
+                '<{} class="word-change" title="{}">{}</{}>',
+                tag,
+                what,
+                text[change_start:change_end],
+                tag,
+            )
+        )
+        position = change_end
+    pieces.append(conditional_escape(text[position:end]))
     return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
 
 
