@@ -161,10 +161,21 @@ class SeenReviewForm(forms.Form):
 
 
 class VerdictForm(SeenReviewForm):
-    verdict = forms.ChoiceField(choices=Review.Verdict.choices)
+    """A verdict; a reason alone (its own button and key) is a false positive for it."""
+
+    verdict = forms.ChoiceField(required=False, choices=Review.Verdict.choices)
+    reason = forms.ChoiceField(required=False, choices=Review.Reason.choices)
     note = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("reason") and not data.get("verdict"):
+            data["verdict"] = Review.Verdict.FALSE_POSITIVE
+        if not data.get("verdict"):
+            raise forms.ValidationError("That verdict is not one of the choices.")
+        return data
 
 
 class BulkVerdictForm(forms.Form):

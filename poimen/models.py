@@ -317,8 +317,18 @@ class Review(models.Model):
         FALSE_POSITIVE = "false_positive", "false positive (release to evidence)"
         FALSE_NEGATIVE = "false_negative", "false negative (exclude)"
 
+    class Reason(models.TextChoices):
+        """Why a false positive is not a copy to keep out (each offered with one key)."""
+
+        QUOTED = "quoted", "quoted in a discussion"
+        REUSE = "reuse", "legitimate reuse"
+        BOILERPLATE = "boilerplate", "boilerplate"
+        OTHER = "other", "other (see the note)"
+
     record = models.ForeignKey(Record, on_delete=models.CASCADE, related_name="reviews")
     verdict = models.CharField(max_length=20, choices=Verdict.choices)
+    # Only a false positive has a reason (a database constraint says so).
+    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True)
     note = models.TextField(blank=True)
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
@@ -334,6 +344,12 @@ class Review(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["reviewer", "-id"], name="review_reviewer_latest")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reason="") | Q(verdict="false_positive"),
+                name="review_reason_only_on_false_positive",
+            )
+        ]
         permissions = [("review_record", "Can review the filter's decisions")]
 
     def __str__(self) -> str:

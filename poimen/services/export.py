@@ -53,6 +53,11 @@ EXPORT_FIELDS = (
         lambda r: r.review.verdict if r.review else None,
     ),
     ExportField(
+        "reason",
+        "why a false positive is not a copy (quoted, reuse, boilerplate, other), or null",
+        lambda r: (r.review.reason or None) if r.review else None,
+    ),
+    ExportField(
         "reviewer",
         "who gave that verdict (a user name), or null",
         lambda r: r.review.reviewer.get_username() if r.review and r.review.reviewer else None,

@@ -27,13 +27,18 @@ def _review_snapshot(record: Record, old_status: str) -> dict:
     }
 
 
-def _review_apply(record: Record, verdict, actor, note: str) -> Review:
-    review = Review.objects.create(record=record, verdict=verdict, note=note, reviewer=actor)
+def _review_apply(record: Record, verdict, actor, note: str, reason: str = "") -> Review:
+    review = Review.objects.create(
+        record=record, verdict=verdict, note=note, reviewer=actor, reason=reason
+    )
     old_status = record.status
     record.review = review
     record.status = review.status
     record.save(update_fields=["review", "status"])
-    _review_event(record, old_status, verdict, actor, note).save()
+    event = _review_event(record, old_status, verdict, actor, note)
+    if reason:
+        event.data["reason"] = Review.Reason(reason).label
+    event.save()
     return review
 
 
@@ -98,20 +103,37 @@ def _check_seen(record: Record, seen_review_id) -> None:
         raise ReviewConflict(record, record.review)
 
 
+def _reason(verdict: Review.Verdict, reason: str) -> str:
+    if not reason:
+        return ""
+    if reason not in Review.Reason.values:
+        raise InputError(f"reason {reason!r} is not one of {', '.join(Review.Reason.values)}")
+    if verdict != Review.Verdict.FALSE_POSITIVE:
+        raise InputError("only a false positive has a reason")
+    return reason
+
+
 def review_record(
-    *, record: Record, verdict: str, actor, note: str = "", seen_review_id=UNCHECKED
+    *,
+    record: Record,
+    verdict: str,
+    actor,
+    note: str = "",
+    reason: str = "",
+    seen_review_id=UNCHECKED,
 ) -> Review:
     """A reviewer's verdict: it outranks the filter until someone changes it; an event each.
     With `seen_review_id` (the review in force when the reviewer looked, None for none), a
     verdict another reviewer gave meanwhile is not overwritten: ReviewConflict."""
     verdict = _verdict(verdict)
+    reason = _reason(verdict, reason)
     with transaction.atomic():
         record = _locked(record.pk)
         _check_seen(record, seen_review_id)
         misfit = verdict_misfit(record, verdict)  # the rule the desk's buttons ask too
         if misfit:
             raise InputError(misfit)
-        return _review_apply(record, verdict, actor, note)
+        return _review_apply(record, verdict, actor, note, reason)
 
 
 def review_undo(*, record: Record, actor, note: str = "", seen_review_id=UNCHECKED) -> Record:

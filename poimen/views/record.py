@@ -59,6 +59,7 @@ def record_context(request, record: Record, list_name: str) -> dict:
         "threshold_now": selectors.threshold_for(shown.artifact.kind) if shown else None,
         "events": selectors.record_events(record),
         "verdict_form": VerdictForm(),
+        "reasons": Review.Reason.choices,
         "last_verdict": _last_verdict(request, record),
         "list_name": list_name,
         "context_query": context_query,
@@ -135,6 +136,7 @@ def record_review(request, record_id: int):
             record=record,
             verdict=verdict,
             note=form.cleaned_data["note"],
+            reason=form.cleaned_data["reason"],
             actor=request.user,
             seen_review_id=form.seen_review_id(),
         )

@@ -68,3 +68,18 @@ def test_after_a_verdict_the_next_records_text_has_the_focus(
     page.keyboard.press("c")
     expect(page).not_to_have_url(first)
     expect(page.locator("[data-pane='record']")).to_be_focused()
+
+
+def test_one_key_releases_with_a_reason(
+    live_server, page, log_in, reviewer, desk_data, browser_problems
+):
+    from poimen.models import Record
+
+    record = desk_data["verbatim"]
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(f"{live_server.url}/records/{record.pk}/")
+    page.wait_for_load_state("load")
+    page.keyboard.press("3")
+    expect(page.locator(".messages")).to_contain_text(f"Record #{record.pk}")
+    review = Record.objects.get(pk=record.pk).review
+    assert (review.verdict, review.reason) == ("false_positive", "boilerplate")

@@ -389,3 +389,26 @@ def test_undo_walks_back_ones_own_verdicts_level_by_level(logged_in, desk_data, 
         )
         assert refreshed(expected).review is None
     assert logged_in.get(page_url).context["last_verdict"] is None
+
+
+def test_a_false_positive_carries_its_reason_to_the_list_the_event_and_the_export(
+    logged_in, desk_data
+):
+    record = desk_data["verbatim"]
+    logged_in.post(reverse("record_review", args=[record.pk]), {"reason": "reuse", "seen": 0})
+    review = refreshed(record).review
+    assert (review.verdict, review.reason) == ("false_positive", "reuse")
+    event = Event.objects.filter(record=record).order_by("-id").first()
+    assert event.data["reason"] == "legitimate reuse"
+    listing = logged_in.get(reverse("exclusions") + "?verdict=false_positive").content.decode()
+    assert "false positive (release to evidence) · legitimate reuse" in listing
+    download = logged_in.get(
+        reverse("export"),
+        {"list": "exclusions", "verdict": "false_positive", "format": "jsonl", "download": "1"},
+    )
+    assert b'"reason": "reuse"' in b"".join(download.streaming_content)
+    refused = logged_in.post(
+        reverse("record_review", args=[desk_data["script"].pk]),
+        {"verdict": "confirmed", "reason": "quoted", "seen": 0},
+    )
+    assert refreshed(desk_data["script"]).review is None and refused.status_code == 302

@@ -159,6 +159,10 @@
       case "c":
       case "f":
       case "n":
+      case "1":
+      case "2":
+      case "3":
+      case "4":
         var key = event.key;
         whenSettled(function () {
           judge(key);
