@@ -3,6 +3,7 @@
     python -m bench.ingest                      # 100,000 records of ~1 KB, 1,000 artifacts
     python -m bench.ingest --records 10000      # a quicker look
     python -m bench.ingest --passes 3           # best of 3 passes a row (default 2)
+    python -m bench.ingest --formats            # records/s per transcript format (bench.formats)
 
 In one run, each phase in a fresh process (so that its peak memory is its own):
 - the matcher alone: a DerivedFilter over the artifacts, every record of the file read, parsed
@@ -226,11 +227,21 @@ def main(argv=None) -> None:
         default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE_URL),
         help=f"a PostgreSQL database the bench drops and creates (default {DEFAULT_DATABASE_URL})",
     )
+    parser.add_argument(
+        "--formats",
+        action="store_true",
+        help="read and ingest each transcript format instead (bench/formats.py)",
+    )
     parser.add_argument("--phase", choices=["matcher", "ingest"], help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--records-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.formats:
+        from bench import formats
+
+        formats.main(["--ingest", "--database-url", args.database_url])
+        return
     if args.phase:
         if args.phase == "matcher":
             row = phase_matcher(args.folder, args.records_file, args.batch_size)

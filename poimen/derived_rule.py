@@ -15,6 +15,7 @@ from django.db.models import Exists, OuterRef, Q
 from filter.decision import Operators, coverage_exceeds, match_exceeds
 from poimen.models import Match
 from poimen.policies import Policies, report_floor
+from poimen.restatements import restatement_condition
 
 # The rule's comparisons as lookups: the left operand is a field path, the right a value.
 SQL = Operators(
@@ -66,7 +67,7 @@ def derived_condition(policies: Policies, kinds: Iterable[str]) -> Q:
     condition = Q(Exists(Match.objects.filter(exceeding, record=OuterRef("pk"))))
     for kind in kinds:
         condition |= coverage_exceeds_condition(policies, kind)
-    return condition
+    return condition | restatement_condition(policies)
 
 
 def at_most_threshold_condition(policies: Policies, kinds: Iterable[str]) -> Q:

@@ -1,9 +1,12 @@
 """poimen's data: artifacts, ingested records, their matches, reviews and the audit log."""
 
+from datetime import timedelta
+
 import numpy as np
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 # Shingle hashes are stored as little-endian uint64 bytes: 8 bytes a shingle, no JSON overhead.
 SHINGLE_DTYPE = np.dtype("<u8")
@@ -101,6 +104,12 @@ class IngestRun(models.Model):
     counts = models.JSONField(default=dict)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Set with the counts after every batch: a run that stopped writing without finishing
+    # (killed, crashed, its machine gone) is told from one still running by its age.
+    last_batch_at = models.DateTimeField(null=True, blank=True)
+
+    # A run writes a batch in well under a minute; silent for this long, it is not running.
+    STALE_AFTER = timedelta(minutes=10)
 
     class Meta:
         ordering = ["-started_at"]
@@ -108,6 +117,14 @@ class IngestRun(models.Model):
     def __str__(self) -> str:
         state = "filtered" if self.filtered else "UNFILTERED"
         return f"run {self.pk} of {self.source} ({state})"
+
+    @property
+    def unfinished(self) -> bool:
+        """Stopped without finishing: its records so far are stored, the rest never read."""
+        if self.finished_at is not None:
+            return False
+        last = self.last_batch_at or self.started_at
+        return last is not None and timezone.now() - last > self.STALE_AFTER
 
 
 class Record(models.Model):
@@ -127,6 +144,9 @@ class Record(models.Model):
     session = models.CharField(max_length=255, blank=True)
     role = models.CharField(max_length=50, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
+    # The record's own identity where its source gives one (a session and a message uuid, a
+    # conversation and a node): the same record under any source label. Empty otherwise.
+    identity = models.CharField(max_length=500, blank=True, default="")
     text = models.TextField()
     sha256 = models.CharField(max_length=64)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.EVIDENCE)
@@ -150,7 +170,10 @@ class Record(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["source", "external_id"], name="record_unique_source_external_id"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["identity"], condition=~Q(identity=""), name="record_unique_identity"
+            ),
         ]
         indexes = [
             models.Index(F("status"), F("best_overlap").desc(), name="record_status_overlap"),

@@ -7,6 +7,7 @@ POIMEN_DEFAULT_MIN_SHARED); everything that needs a kind's threshold asks a Poli
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
 
 from poimen.models import KindPolicy
 
@@ -24,7 +25,13 @@ class Policies:
     min_shared: dict[str, int]
 
     @classmethod
-    def load(cls) -> "Policies":
+    def load(cls, *, lock: bool = False) -> "Policies":
+        """The policies now; with `lock`, held (inside a transaction) until it ends, so that
+        a threshold change waits for what is decided under them to be written."""
+        if lock and connection.vendor == "postgresql":
+            # SHARE: concurrent ingests read together; a threshold change's write waits.
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {KindPolicy._meta.db_table} IN SHARE MODE")
         rows = list(KindPolicy.objects.all())
         return cls(
             thresholds={p.kind: p.threshold for p in rows},

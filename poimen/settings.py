@@ -168,6 +168,8 @@ POIMEN_DEFAULT_THRESHOLD = float(os.environ.get("POIMEN_DEFAULT_THRESHOLD", DEFA
 POIMEN_DEFAULT_MIN_SHARED = int(os.environ.get("POIMEN_DEFAULT_MIN_SHARED", DEFAULT_MIN_SHARED))
 # A record bigger than this is reported and skipped rather than stored.
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
+# A JSON document (a ChatGPT export) is parsed whole: this bounds the memory that takes.
+POIMEN_MAX_DOCUMENT_BYTES = int(os.environ.get("POIMEN_MAX_DOCUMENT_BYTES", str(256 * 1024 * 1024)))
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
 # One is the default where there is a second core: matching then overlaps the database writes.

@@ -1,6 +1,6 @@
 """Registering artifacts: stored once, a manifest line once; imports and the manifest export."""
 
-import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -13,9 +13,12 @@ from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
 from poimen.artifact_records import artifact_from_record, artifact_to_record
 from poimen.manifest import manifest_append, manifest_read_numbered, manifest_write
 from poimen.models import Artifact, Event
+from poimen.services.artifact_folders import (  # noqa: F401 (artifact_name_from_text: the services API)
+    artifact_name_from_text,
+    folder_artifacts,
+    project_artifacts,
+)
 from poimen.services.common import InputError, check_kind, check_name
-
-ARTIFACT_SUFFIXES = (".md", ".markdown", ".txt")
 
 
 def _manifest_path(manifest: Path | None) -> Path:
@@ -106,61 +109,9 @@ class ImportResult:
     already: int = 0
     appended: int = 0
     problems: list[str] = field(default_factory=list)
-
-
-FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-FRONT_MATTER_NAME = re.compile(r"^name:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
-
-
-def artifact_name_from_text(text: str, *, fallback: str) -> str:
-    """The `name:` of the YAML front matter, else `fallback` (a file's stem)."""
-    front = FRONT_MATTER.match(text)
-    if front:
-        found = FRONT_MATTER_NAME.search(front.group(1))
-        if found:
-            name = found.group(1).strip().strip("'\"").strip()
-            if name:
-                return name
-    return fallback
-
-
-def _artifacts_in_folder(folder: Path, kind: str | None, result: ImportResult):
-    for path in sorted(folder.rglob("*")):
-        if path.suffix.lower() not in ARTIFACT_SUFFIXES or not path.is_file():
-            continue
-        if any(part.startswith(".") for part in path.relative_to(folder).parts):
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:
-            result.problems.append(f"{path}: invalid UTF-8 at byte {error.start}")
-            continue
-        except OSError as error:
-            result.problems.append(f"{path}: cannot read: {error.strerror or error}")
-            continue
-        if not text.strip():
-            result.problems.append(f"{path}: empty text")
-            continue
-        if "\0" in text:
-            result.problems.append(f"{path}: binary file (NUL bytes), not an artifact")
-            continue
-        # The kind is the folder holding the file; a skill in a folder of its own
-        # (skills/<name>/SKILL.md) is named by that folder and its kind is the one above.
-        own_folder = path.name.lower() == "skill.md"
-        file_kind = kind or (path.parent.parent if own_folder else path.parent).name
-        try:
-            check_kind(file_kind)
-        except InputError as error:
-            result.problems.append(f"{path}: {error}; give --kind")
-            continue
-        fallback = path.parent.name if own_folder else path.stem
-        name = artifact_name_from_text(text, fallback=fallback)
-        try:
-            check_name(name)
-        except InputError as error:
-            result.problems.append(f"{path}: {error}")
-            continue
-        yield ArtifactRecord.from_text(kind=file_kind, name=name, text=text)
+    # Registered now, by kind; files passed over, by what they were (a licence, not text).
+    kinds: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
 
 
 def _artifacts_in_manifest(path: Path, kind: str | None, result: ImportResult):
@@ -179,15 +130,26 @@ def _artifacts_in_manifest(path: Path, kind: str | None, result: ImportResult):
 
 
 def artifacts_import(
-    *, path: Path, kind: str | None = None, actor=None, manifest: Path | None = None
+    *,
+    path: Path,
+    kind: str | None = None,
+    project: bool = False,
+    actor=None,
+    manifest: Path | None = None,
 ) -> ImportResult:
-    """Register a folder of .md/.txt artifacts or a JSONL manifest; idempotent."""
+    """Register a folder of .md/.txt artifacts (a folder of skills understood as such), a
+    JSONL manifest, or with `project` what an agent working in the folder loads; idempotent."""
     path = Path(path)
     result = ImportResult()
     if kind is not None:
         check_kind(kind)
-    if path.is_dir():
-        artifact_records = _artifacts_in_folder(path, kind, result)
+    if project and not path.is_dir():
+        result.problems.append(f"{path}: not a folder; --project takes the project's folder")
+        return result
+    if project:
+        artifact_records = project_artifacts(path, kind, result)
+    elif path.is_dir():
+        artifact_records = folder_artifacts(path, kind, result)
     elif path.is_file():
         artifact_records = _artifacts_in_manifest(path, kind, result)
     else:
@@ -198,6 +160,7 @@ def artifacts_import(
         artifact, created = _artifact_store(artifact_record, actor=actor)
         result.registered += created
         result.already += not created
+        result.kinds[artifact.kind] += created
         stored.append(artifact_to_record(artifact))
     result.appended = manifest_append(_manifest_path(manifest), stored) if stored else 0
     return result

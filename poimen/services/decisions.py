@@ -21,6 +21,7 @@ from poimen.models import (
     ThresholdChange,
 )
 from poimen.policies import Policies, report_floor
+from poimen.restatements import RESTATEMENT_KINDS
 from poimen.services.common import InputError, batch_size_or_default, check_kind, status_in_force
 from poimen.services.ingest import apply_checked
 
@@ -193,6 +194,8 @@ def check_known_kind(kind: str) -> str:
     """A kind some artifact has (or that has a policy already): a typo is refused, not
     turned into a new kind with no artifacts."""
     check_kind(kind)
+    if kind in RESTATEMENT_KINDS:
+        return kind
     if Artifact.objects.filter(kind=kind).exists() or KindPolicy.objects.filter(kind=kind).exists():
         return kind
     known = sorted(set(Artifact.objects.values_list("kind", flat=True)))
@@ -230,6 +233,7 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
     touched = Record.objects.filter(
         Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
         | Q(coverage__has_key=kind)
+        | Q(metadata__restatement=kind)
     )
     # Positive filters only: negating JSON key lookups would drop the rows where a key is
     # missing (SQL NULL), so the released are "derived and not among the derived now".

@@ -6,7 +6,7 @@ what is missing.
 """
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +35,13 @@ from poimen.readers import (
     content_sha256,
     read_sources,
 )
-from poimen.record_keys import existing_record_keys
+from poimen.restatements import restatement_decision, restatement_kind
+from poimen.services.batches import (
+    checked_in_force,
+    record_keys,
+    restatement_excludes,
+    stored_keys,
+)
 from poimen.services.common import InputError, batch_size_or_default
 
 # Problems beyond this many are counted, not kept: memory stays flat on a broken input.
@@ -78,12 +84,7 @@ def _exclusion_snapshot(
         overlap, how = match.overlap, "overlap"
     artifact = match.artifact if match else None
     return artifact_index.artifact_ids[artifact] if artifact else None, {
-        "source": record.source,
-        "external_id": record.external_id,
-        "source_path": record.source_path,
-        "position": record.position,
-        "session": record.session,
-        "role": record.role,
+        **_record_snapshot(record),
         "artifact": (
             {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
         ),
@@ -91,6 +92,18 @@ def _exclusion_snapshot(
         "threshold": artifact_index.policies.threshold_for(kind),
         "decided_by": how,
         "shared": match.shared if match else None,
+    }
+
+
+def _record_snapshot(record: Record) -> dict:
+    """Where an excluded record came from, as its derived_excluded event keeps it."""
+    return {
+        "source": record.source,
+        "external_id": record.external_id,
+        "source_path": record.source_path,
+        "position": record.position,
+        "session": record.session,
+        "role": record.role,
     }
 
 
@@ -106,6 +119,7 @@ def _record_from(candidate: Candidate, run: IngestRun) -> Record:
         "run_id": run.pk,
         "source": candidate.source,
         "external_id": candidate.external_id,
+        "identity": candidate.identity,
         "source_path": candidate.source_path[:1000],
         "position": candidate.position,
         "session": candidate.session[:255],
@@ -143,14 +157,14 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
 
 def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) -> list[Candidate]:
     """The candidates not stored yet, nor earlier in this input, nor in a batch still in flight."""
-    seen = in_flight | existing_record_keys({(c.source, c.external_id) for c in batch})
+    seen = in_flight | stored_keys(batch)
     fresh = []
     for candidate in batch:
-        key = (candidate.source, candidate.external_id)
-        if key in seen:
+        keys = record_keys(candidate)
+        if any(key in seen for key in keys):
             result.already += 1
             continue
-        seen.add(key)
+        seen.update(keys)
         fresh.append(candidate)
     return fresh
 
@@ -162,19 +176,25 @@ def _write_batch(
     run: IngestRun,
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
+    checked_under: Policies | None = None,
 ) -> None:
-    """Store one batch's records, matches and exclusion events in one transaction."""
-    records = [_record_from(candidate, run) for candidate in fresh]
-    matches, exclusions = [], []
-    for record, verdict in zip(records, checked or [None] * len(records), strict=True):
-        if verdict is None:
-            continue
-        matches.extend(apply_checked(record, verdict, artifact_index))
-        if verdict.derived:
-            record.status = Record.Status.EXCLUDED
-            exclusions.append((record, verdict))
-
+    """Store one batch's records, matches and exclusion events in one transaction, decided
+    under the policies in force when it is written (held until it is)."""
     with transaction.atomic():
+        if artifact_index is not None:
+            checked = checked_in_force(fresh, checked, artifact_index, checked_under)
+        records = [_record_from(candidate, run) for candidate in fresh]
+        matches, exclusions, restatements = [], [], []
+        for record, verdict in zip(records, checked or [None] * len(records), strict=True):
+            if verdict is None:
+                continue
+            matches.extend(apply_checked(record, verdict, artifact_index))
+            if verdict.derived:
+                record.status = Record.Status.EXCLUDED
+                exclusions.append((record, verdict))
+            elif restatement_excludes(record, artifact_index.policies):
+                record.derived, record.status = True, Record.Status.EXCLUDED
+                restatements.append(record)
         insert_all(records)
         for match in matches:
             match.record_id = match.record.pk
@@ -194,20 +214,35 @@ def _write_batch(
                     save=False,
                 )
             )
+        for record in restatements:
+            kind = restatement_kind(record.metadata)
+            data = _record_snapshot(record) | restatement_decision(kind, artifact_index.policies)
+            events.append(
+                Event.objects.log(
+                    Event.Type.DERIVED_EXCLUDED,
+                    run=run,
+                    record=record,
+                    kind=kind,
+                    data=data | {"run": run.pk},
+                    save=False,
+                )
+            )
         insert_all(events, with_pks=False)
     result.new += len(records)
     for _, verdict in exclusions:
         result.excluded[verdict.decided_kind] += 1
+    for record in restatements:
+        result.excluded[restatement_kind(record.metadata)] += 1
 
 
-def _write_batch_once(fresh, checked, *, run, artifact_index, result: IngestResult) -> None:
+def _write_batch_once(fresh, checked, *, run, artifact_index, result: IngestResult, **under):
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
-    constraint says so), write the rest and count those as already ingested."""
+    constraints say so), write the rest and count those as already ingested."""
     try:
-        _write_batch(fresh, checked, run=run, artifact_index=artifact_index, result=result)
+        _write_batch(fresh, checked, run=run, artifact_index=artifact_index, result=result, **under)
     except IntegrityError:
-        stored = existing_record_keys({(c.source, c.external_id) for c in fresh})
-        keep = [i for i, c in enumerate(fresh) if (c.source, c.external_id) not in stored]
+        stored = stored_keys(fresh)
+        keep = [i for i, c in enumerate(fresh) if not any(k in stored for k in record_keys(c))]
         if len(keep) == len(fresh):
             raise  # not a race with another ingest: a real error
         result.already += len(fresh) - len(keep)
@@ -217,10 +252,15 @@ def _write_batch_once(fresh, checked, *, run, artifact_index, result: IngestResu
             run=run,
             artifact_index=artifact_index,
             result=result,
+            **under,
         )
+    # The counts so far, and a sign of life: a run that stops writing shows as unfinished.
+    IngestRun.objects.filter(pk=run.pk).update(
+        counts=result.as_counts(), last_batch_at=timezone.now()
+    )
 
 
-def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> Iterator[list]:
+def _candidate_batches(items, size: int, result: IngestResult, on_problem, on_skipped=None):
     """Candidates in batches of `size`; skips and problems are counted on the way."""
     batch: list[Candidate] = []
     for item in items:
@@ -233,6 +273,8 @@ def _candidate_batches(items, size: int, result: IngestResult, on_problem) -> It
         elif isinstance(item, Skipped):
             result.skipped += 1
             result.skipped_by[item.what] += 1
+            if on_skipped:
+                on_skipped(str(item))
         elif isinstance(item, Problem):
             result.errors += 1
             if len(result.problems) < KEPT_PROBLEMS:
@@ -253,6 +295,7 @@ def records_ingest(
     actor=None,
     on_problem: Callable[[str], None] | None = None,
     on_progress: Callable[[IngestResult], None] | None = None,
+    on_skipped: Callable[[str], None] | None = None,
 ) -> IngestResult:
     """Read `paths`, check each new record against every artifact, store records, matches and
     exclusion events batch by batch. Records already ingested (same source and id) are left.
@@ -286,15 +329,25 @@ def records_ingest(
         )
     result = IngestResult(run=run)
     items = read_sources(
-        paths, max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES, default_source=source
+        paths,
+        max_record_bytes=settings.POIMEN_MAX_RECORD_BYTES,
+        max_document_bytes=settings.POIMEN_MAX_DOCUMENT_BYTES,
+        default_source=source,
     )
-    batches = _candidate_batches(items, batch_size, result, on_problem)
+    batches = _candidate_batches(items, batch_size, result, on_problem, on_skipped)
 
     def write(done):
         for fresh, checked in done:
             for candidate in fresh:
-                in_flight.discard((candidate.source, candidate.external_id))
-            _write_batch_once(fresh, checked, run=run, artifact_index=artifact_index, result=result)
+                in_flight.difference_update(record_keys(candidate))
+            _write_batch_once(
+                fresh,
+                checked,
+                run=run,
+                artifact_index=artifact_index,
+                result=result,
+                checked_under=policies,
+            )
             if on_progress:
                 on_progress(result)
 
@@ -306,7 +359,7 @@ def records_ingest(
         with BatchChecker(artifact_index.filter, workers=workers) as checker:
             for batch in batches:
                 fresh = _fresh_only(batch, in_flight, result)
-                in_flight.update((c.source, c.external_id) for c in fresh)
+                in_flight.update(key for c in fresh for key in record_keys(c))
                 write(checker.submit(fresh, [c.text for c in fresh]))
             write(checker.drain())
     run.counts = result.as_counts()

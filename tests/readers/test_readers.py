@@ -8,7 +8,14 @@ LIMIT = 1024 * 1024
 
 
 def read(*paths, default_source=None):
-    items = list(read_sources(paths, max_record_bytes=LIMIT, default_source=default_source))
+    items = list(
+        read_sources(
+            paths,
+            max_record_bytes=LIMIT,
+            max_document_bytes=64 * LIMIT,
+            default_source=default_source,
+        )
+    )
     return (
         [i for i in items if isinstance(i, Candidate)],
         [i for i in items if isinstance(i, Problem)],
@@ -67,7 +74,7 @@ def test_chat_transcript_with_string_and_block_content(tmp_path):
         ("assistant", "Use logrotate.\n\nWeekly is fine."),
     ]
     assert records[0].session == "chat"
-    assert skipped == [Skipped("image block")]
+    assert skipped == [Skipped("image block", str(path), 2)]
 
 
 def test_chat_ids_do_not_depend_on_line_numbers(tmp_path):
@@ -133,7 +140,7 @@ def test_agent_session_text_and_tool_results_become_records(tmp_path):
         ("sess-1/u3/0", "tool", skill),
         ("sess-1/u4/0", "tool", "ok"),
     ]
-    assert all(r.session == "sess-1" and r.source == "agent" for r in records)
+    assert all(r.session == "sess-1" and r.source == "claude-code" for r in records)
     assert records[2].metadata["tool_use_id"] == "t1"
     assert sorted(s.what for s in skipped) == [
         "file-history-snapshot line",
@@ -204,10 +211,10 @@ def test_invalid_utf8_line_is_reported(tmp_path):
 
 def test_binary_file_is_reported(tmp_path):
     path = tmp_path / "image.png"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)) * 8)
     records, problems, _ = read(path)
     assert records == []
-    assert str(problems[0]) == f"{path}: binary file (NUL bytes), not read"
+    assert str(problems[0]) == f"{path}: binary file (mostly non-text bytes), not read"
 
 
 def test_record_over_the_size_limit_is_reported(tmp_path):
@@ -264,12 +271,12 @@ def test_jsonl_saved_with_a_byte_order_mark_is_still_jsonl(tmp_path):
     assert [r.external_id for r in records] == ["a"]
 
 
-def test_a_json_array_is_an_unknown_shape_not_a_document(tmp_path):
+def test_a_json_array_of_no_known_shape_is_reported_not_a_document(tmp_path):
     path = tmp_path / "export.json"
-    path.write_text(json.dumps([{"role": "user", "content": "hi"}]), encoding="utf-8")
+    path.write_text(json.dumps([{"speaker": "lee", "said": "hi"}]), encoding="utf-8")
     records, problems, _ = read(path)
     assert records == []
-    assert str(problems[0]) == f"{path}: unknown transcript shape: a JSON array, not JSON lines"
+    assert str(problems[0]) == f"{path}: unknown transcript shape: a JSON array of no known format"
 
 
 def test_a_document_that_starts_with_a_bracket_is_a_document(tmp_path):

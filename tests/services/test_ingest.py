@@ -209,7 +209,7 @@ def test_checking_in_worker_processes_stores_the_same_as_in_process(skills, tmp_
 def test_records_another_ingest_stored_meanwhile_are_counted_not_duplicated(
     make_record, tmp_path, monkeypatch
 ):
-    from poimen.services import ingest as services
+    from poimen.services import batches as services
 
     make_record(source="records", external_id="a", text="stored by the other ingest")
     path = write_records(

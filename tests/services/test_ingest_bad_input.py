@@ -118,11 +118,13 @@ def test_binary_file_is_reported_and_a_fixed_rerun_is_a_clean_run(skill, tmp_pat
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "records.jsonl").write_bytes(COPY + b"\n" + LAST + b"\n")
-    (folder / "notes.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0")
+    (folder / "notes.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)) * 8)
 
     result = records_ingest(paths=[folder])
     assert result.errors == 1
-    assert result.problems == [f"{folder / 'notes.md'}: binary file (NUL bytes), not read"]
+    assert result.problems == [
+        f"{folder / 'notes.md'}: binary file (mostly non-text bytes), not read"
+    ]
     assert result.new == 2
 
     (folder / "notes.md").write_text("# Notes\n\nThe real notes.\n", encoding="utf-8")

@@ -14,9 +14,11 @@ FILTER_OFF_WARNING = (
 
 class Command(BaseCommand):
     help = (
-        "Ingest records from files or folders (records JSONL, chat transcripts, coding-agent "
-        "session files, .md/.txt), checking each against every artifact. Records already "
-        "ingested are skipped. Exit 0 when all input was read, 2 when some was not."
+        "Ingest records from files or folders, each format recognised by its content (records "
+        "JSONL, chat lines, Claude Code sessions, Codex CLI rollouts, Aider histories, ChatGPT "
+        "exports, JSON message documents, .md/.txt), checking each against every artifact. "
+        "Records already ingested are skipped. Exit 0 when all input was read, 2 when some "
+        "was not."
     )
 
     def add_arguments(self, parser):
@@ -29,6 +31,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--batch-size", type=int, help="records a transaction (default 1000)")
         parser.add_argument(
+            "--verbose",
+            action="store_true",
+            help="list what was skipped, by file and line (the summary counts it by kind)",
+        )
+        parser.add_argument(
             "--workers",
             type=int,
             help=(
@@ -37,7 +44,9 @@ class Command(BaseCommand):
             ),
         )
 
-    def handle(self, *args, paths, source, no_derived_filter, batch_size, workers, **options):
+    def handle(
+        self, *args, paths, source, no_derived_filter, batch_size, workers, verbose, **options
+    ):
         if no_derived_filter:
             self.stderr.write(self.style.ERROR(FILTER_OFF_WARNING))
         progress = _Progress(self.stdout) if self.stdout.isatty() else None
@@ -50,16 +59,19 @@ class Command(BaseCommand):
                 workers=workers,
                 on_problem=lambda problem: self.stderr.write(problem),
                 on_progress=progress,
+                on_skipped=self.stdout.write if verbose else None,
             )
         except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
         if progress:
             progress.done()
         excluded = ", ".join(f"{k} {n}" for k, n in sorted(result.excluded.items())) or "none"
+        skipped = ", ".join(f"{k} {n}" for k, n in result.skipped_by.most_common())
         state = "filtered" if result.run.filtered else "UNFILTERED"
         self.stdout.write(
             f"run {result.run.pk} ({state}): read {result.read}, new {result.new}, "
-            f"already ingested {result.already}, skipped {result.skipped}, "
+            f"already ingested {result.already}, "
+            f"skipped {result.skipped}{f' ({skipped})' if skipped else ''}, "
             f"excluded {sum(result.excluded.values())} ({excluded}), errors {result.errors}"
         )
         if result.errors:

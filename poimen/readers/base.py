@@ -1,0 +1,204 @@
+"""What every reader yields, and the small things they share.
+
+A reader turns one file into `Candidate`s (records before the filter sees them), `Skipped`s
+(something deliberately not a record: a thinking block, a system line) and `Problem`s
+(input that could not be read, as "path:line: why"). `FileContext` is the reader's view of
+the file: where it is, what it has seen, and the one way to build each of the three.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Record.external_id and Record.source column sizes; a path-based id leaves room for its hash.
+MAX_EXTERNAL_ID, MAX_SOURCE = 500, 255
+MAX_PATH_KEY = MAX_EXTERNAL_ID - 40
+# Metadata nested deeper than this is refused: no reader writes it, and a JSON column or a
+# recursive encoder would not survive 100,000 levels.
+MAX_METADATA_DEPTH = 32
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A record as read from a source, before the filter has seen it.
+
+    `identity` is the record's own identity where the source gives it one (a session and a
+    message uuid, a conversation and a node id): the same record under any source label.
+    """
+
+    source: str
+    external_id: str
+    source_path: str
+    position: int | None
+    session: str
+    role: str
+    text: str
+    metadata: dict = field(default_factory=dict)
+    identity: str = ""
+
+
+@dataclass(slots=True)
+class Problem:
+    """Input that could not be read, with where it is and why."""
+
+    path: str
+    line: int | None
+    why: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.why}"
+
+
+@dataclass(slots=True)
+class Skipped:
+    """Something deliberately not read as a record: `what` is its kind ("thinking block",
+    "system line"), counted in the summary; path and line are for --verbose."""
+
+    what: str
+    path: str = ""
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: skipped {self.what}"
+
+
+Item = Candidate | Problem | Skipped
+
+
+def content_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def path_key(resolved: str) -> str:
+    """A file's part of an external id: its path, or a digest of a path too long to store."""
+    if len(resolved) <= MAX_PATH_KEY:
+        return resolved
+    return "path-sha256:" + content_sha256(resolved)
+
+
+def as_str(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def too_big(size: int, limit: int) -> str:
+    return (
+        f"record of {size / 1e6:.1f} MB exceeds the limit of {limit / 1e6:.1f} MB"
+        " (POIMEN_MAX_RECORD_BYTES)"
+    )
+
+
+@dataclass(slots=True)
+class FileContext:
+    """One file being read: where it is, the label to use, and what the reader has learnt
+    so far (a session id from a header line, tool names by call id, a turn counter)."""
+
+    shown: str
+    resolved: str
+    default_source: str | None
+    lineno: int | None = None
+    # Whether what is being read may hold what `unstorable` refuses (an escaped NUL or
+    # surrogate): the readers of JSON say so per line or document; decoded text never does.
+    suspect: bool = False
+    seen: dict = field(default_factory=dict)
+    state: dict = field(default_factory=dict)
+    stem: str = ""
+    key: str = ""
+
+    def __post_init__(self):
+        self.stem = Path(self.resolved).stem
+        self.key = path_key(self.resolved)
+
+    def problem(self, why: str, line: int | None = -1) -> Problem:
+        return Problem(self.shown, self.lineno if line == -1 else line, why)
+
+    def skip(self, what: str) -> Skipped:
+        return Skipped(what, self.shown, self.lineno)
+
+    def content_id(self, text: str) -> str:
+        """An id for a record without one of its own: the file and what it says (and which
+        repeat of it), not its line, so deleting a broken line changes no other record's id."""
+        sha = content_sha256(text)[:16]
+        repeat = self.seen.get(sha, 0)
+        self.seen[sha] = repeat + 1
+        return f"{self.key}#{sha}" + (f"~{repeat}" if repeat else "")
+
+    def candidate(
+        self,
+        *,
+        fmt: str,
+        text: str,
+        external_id: str,
+        session: str = "",
+        role: str = "",
+        identity: str = "",
+        position: int | None = -1,
+        **provenance,
+    ) -> Candidate:
+        """A candidate with its provenance (format, session, role and what the reader knows:
+        turn, tool, agent, timestamp, ...) in its metadata; empty values are left out."""
+        metadata = {"format": fmt, "session": session, "role": role}
+        metadata.update(provenance)
+        return Candidate(
+            source=self.default_source or fmt,
+            external_id=external_id,
+            source_path=self.resolved,
+            position=self.lineno if position == -1 else position,
+            session=session,
+            role=role,
+            text=text,
+            metadata={k: v for k, v in metadata.items() if v not in (None, "")},
+            identity=identity,
+        )
+
+
+# In raw JSON, the escapes that can make what `unstorable` refuses: \u0000 and surrogates.
+SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def unstorable(candidate: Candidate, *, suspect: bool = True) -> str | None:
+    """Why `candidate` cannot be stored as it is, or None. One rule for every reader: NUL is
+    never stored (PostgreSQL text refuses it), nor a lone surrogate (not Unicode), nor
+    metadata nested deeper than MAX_METADATA_DEPTH; the line is reported instead. Without
+    `suspect` (no SUSPECT_ESCAPE in the raw input: NUL bytes and invalid UTF-8 were refused as
+    the line was read), only the sizes are checked."""
+    if len(candidate.external_id) > MAX_EXTERNAL_ID or len(candidate.identity) > MAX_EXTERNAL_ID:
+        return f"the record's id is longer than {MAX_EXTERNAL_ID} characters"
+    if len(candidate.source) > MAX_SOURCE:
+        return f'"source" is longer than {MAX_SOURCE} characters'
+    if not suspect:
+        return None
+    strings = [candidate.text, candidate.external_id, candidate.session, candidate.role]
+    strings += [candidate.identity, candidate.source]
+    if candidate.metadata and not _strings_of(candidate.metadata, strings):
+        return f"metadata nested deeper than {MAX_METADATA_DEPTH} levels"
+    for value in strings:
+        if "\0" in value:
+            return "holds a NUL character (\\u0000), which is never stored; fix or remove it"
+        if value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            code = ord(value[error.start])
+            return f"holds a lone surrogate (\\u{code:04x}): not valid Unicode"
+    return None
+
+
+def _strings_of(value, strings: list) -> bool:
+    """Add every key and string in `value` to `strings`; False when it is nested too deep."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_METADATA_DEPTH:
+            return False
+        if isinstance(item, dict):
+            strings.extend(k for k in item if isinstance(k, str))
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            strings.append(item)
+    return True

@@ -1,0 +1,45 @@
+"""What a batch of candidates is held against before it is written: the records stored
+already (by source and id, or by their own identity under any label) and the policies in
+force when it is written."""
+
+from poimen.artifact_index import ArtifactIndex
+from poimen.checked import check_texts
+from poimen.models import Record
+from poimen.policies import Policies
+from poimen.readers import Candidate
+from poimen.record_keys import existing_record_keys
+from poimen.restatements import restatement_excluded, restatement_kind
+
+
+def record_keys(candidate: Candidate) -> tuple:
+    """The keys a stored copy of `candidate` has: its source and id, and its own identity
+    (under any source label) where it has one."""
+    if candidate.identity:
+        return (candidate.source, candidate.external_id), (None, candidate.identity)
+    return ((candidate.source, candidate.external_id),)
+
+
+def stored_keys(batch: list[Candidate]) -> set:
+    stored = existing_record_keys({(c.source, c.external_id) for c in batch})
+    identities = {c.identity for c in batch if c.identity}
+    if identities:
+        found = Record.objects.filter(identity__in=identities).values_list("identity", flat=True)
+        stored.update((None, identity) for identity in found)
+    return stored
+
+
+def restatement_excludes(record: Record, policies: Policies) -> bool:
+    kind = restatement_kind(record.metadata)
+    return kind is not None and restatement_excluded(kind, policies)
+
+
+def checked_in_force(fresh, checked, artifact_index: ArtifactIndex, checked_under: Policies | None):
+    """`checked`, or the batch checked again when the policies changed since it was checked
+    (a threshold set while the run goes on): what is written is decided under the policies in
+    force, which stay locked until it is."""
+    in_force = Policies.load(lock=True)
+    if checked_under is None or in_force == checked_under:
+        return checked
+    artifact_index.filter.thresholds = dict(in_force.thresholds)
+    artifact_index.policies = in_force
+    return check_texts(artifact_index.filter, [c.text for c in fresh])
