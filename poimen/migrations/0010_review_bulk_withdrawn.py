@@ -22,7 +22,7 @@ def withdrawn_from_undo_events(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0008_role_groups'),
+        ('poimen', '0009_record_identity_run_last_batch'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
