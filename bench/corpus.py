@@ -150,18 +150,17 @@ class Writer:
         return "\n\n".join(blocks)
 
 
-# How a planted copy is made from an artifact's text; the writer supplies the surrounding text.
+# How a planted copy is made from an artifact's text; `other()` gives an unrelated text to
+# surround it with (the writer's assistant turns, or an excerpt of a real document).
 PLANTINGS = {
-    "verbatim": lambda text, writer: text,
-    "quoted": lambda text, writer: renderings.quote(text),
-    "read_tool_gutter": lambda text, writer: renderings.read_tool_gutter(text),
-    "rewrapped": lambda text, writer: renderings.rewrap(text, width=60),
-    "crlf_fullwidth": lambda text, writer: renderings.crlf(renderings.fullwidth_letters(text)),
-    "in_a_longer_turn": lambda text, writer: (
-        writer.assistant_turn() + "\n\n" + text + "\n\n" + writer.assistant_turn()
-    ),
-    "chunk": lambda text, writer: text[len(text) // 3 : 2 * len(text) // 3],
-    "word_in_ten_changed": lambda text, writer: renderings.edit_one_word_in_ten(
+    "verbatim": lambda text, other: text,
+    "quoted": lambda text, other: renderings.quote(text),
+    "read_tool_gutter": lambda text, other: renderings.read_tool_gutter(text),
+    "rewrapped": lambda text, other: renderings.rewrap(text, width=60),
+    "crlf_fullwidth": lambda text, other: renderings.crlf(renderings.fullwidth_letters(text)),
+    "in_a_longer_turn": lambda text, other: other() + "\n\n" + text + "\n\n" + other(),
+    "chunk": lambda text, other: text[len(text) // 3 : 2 * len(text) // 3],
+    "word_in_ten_changed": lambda text, other: renderings.edit_one_word_in_ten(
         text, "changed", seed=len(text)
     ),
 }
@@ -188,7 +187,9 @@ def build_corpus(*, seed: int, n_artifacts: int, n_records: int, planted_share: 
         if writer.rng.random() < planted_share:
             how = kinds[number % len(kinds)]
             # Copies only of the first 50 artifacts: they are in the index at every size.
-            records.append(PLANTINGS[how](artifacts[writer.rng.randrange(50)], writer))
+            records.append(
+                PLANTINGS[how](artifacts[writer.rng.randrange(50)], writer.assistant_turn)
+            )
             planted.append(True)
             planting.append(how)
         else:

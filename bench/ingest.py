@@ -67,7 +67,7 @@ def write_corpus(folder: Path, *, n_records: int, n_artifacts: int, seed: int) -
             if records_writer.rng.random() < PLANTED_SHARE:
                 how = plantings[number % len(plantings)]
                 original = artifacts[records_writer.rng.randrange(min(50, n_artifacts))]
-                text = PLANTINGS[how](original, records_writer)
+                text = PLANTINGS[how](original, records_writer.assistant_turn)
                 planted += 1
             else:
                 text = records_writer.assistant_turn()

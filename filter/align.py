@@ -17,6 +17,11 @@ import numpy as np
 MAX_GAP = 12
 # Fewest anchors a passage needs: a stock phrase shared by chance makes one or two.
 MIN_ANCHORS = 3
+# Two passages of at least MIN_ANCHORS anchors each that follow one another at most this far
+# apart in both texts are one passage: a cluster of edits (three words changed in ten) breaks
+# the anchors for longer than MAX_GAP, but a copy goes on on both sides of it. Chance anchors
+# never make a passage this long on their own, so bridging cannot make one of them.
+MAX_BRIDGE = 2 * MAX_GAP
 # A pathological record (one word repeated thousands of times) must not make chaining
 # quadratic: beyond this many runs only the longest are chained.
 MAX_RUNS = 2000
@@ -79,11 +84,29 @@ def _chain(runs: list[list[int]]) -> list[list[int]]:
     return chains
 
 
+def _bridge(chains: list[list[int]]) -> list[list[int]]:
+    """Join passages of MIN_ANCHORS anchors or more that follow one another within MAX_BRIDGE
+    tokens in both texts."""
+    chains.sort(key=lambda chain: chain[0])
+    joined: list[list[int]] = []
+    for chain in chains:
+        for earlier in reversed(joined[-4:]):
+            step_i, step_j = chain[0] - earlier[1], chain[2] - earlier[3]
+            if 0 < step_i <= MAX_BRIDGE and 0 < step_j <= MAX_BRIDGE:
+                earlier[1], earlier[3], earlier[4] = chain[1], chain[3], earlier[4] + chain[4]
+                break
+        else:
+            joined.append(chain)
+    return joined
+
+
 def align(record_pos: np.ndarray, artifact_pos: np.ndarray, k: int) -> list[Alignment]:
     """The passages of one record-artifact pair, disjoint in the record, in record order."""
     if len(record_pos) < MIN_ANCHORS:
         return []
-    chains = [chain for chain in _chain(_runs(record_pos, artifact_pos)) if chain[4] >= MIN_ANCHORS]
+    chains = _bridge(
+        [chain for chain in _chain(_runs(record_pos, artifact_pos)) if chain[4] >= MIN_ANCHORS]
+    )
     # Longest first; a chain mostly inside one already kept is an echo of a repeated phrase.
     chains.sort(key=lambda chain: (chain[1] - chain[0], chain[4]), reverse=True)
     kept: list[Alignment] = []

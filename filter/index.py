@@ -121,16 +121,18 @@ class ShingleIndex:
         bits = self._hashes & self._bitmap_mask
         np.bitwise_or.at(self._bitmap, bits >> np.uint64(3), _bit_masks(bits))
 
-    def lookup(
-        self, shingles: np.ndarray, *, max_run: int | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every (record position, artifact number, artifact position) whose hashes are equal.
+    def lookup(self, shingles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every (record position, artifact number, artifact position) whose hashes are equal."""
+        return self.lookup_distinctive(shingles, max_run=None)[:3]
 
-        With `max_run`, a record shingle whose directory slot holds more entries than that (a
-        stock phrase found in a great many artifacts) is left out: choosing candidates by
-        their distinctive shingles first spares expanding thousands of boilerplate postings
-        for every record.
-        """
+    def lookup_distinctive(
+        self, shingles: np.ndarray, *, max_run: int | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """As lookup(), leaving out each record shingle whose directory slot holds more than
+        `max_run` entries (a stock phrase found in a great many artifacts): choosing
+        candidates by their distinctive shingles first spares expanding thousands of
+        boilerplate postings for every record. The fourth array holds the record positions
+        left out, so that a record without any needs no second, complete lookup."""
         if self._pending:
             self._merge_pending()
         bits = shingles & self._bitmap_mask
@@ -140,11 +142,14 @@ class ShingleIndex:
         slot = (shingles >> self._shift).view(np.int64)
         starts = self._directory[slot]
         counts = self._directory[slot + 1] - starts
+        left_out = _EMPTY_U32
         if max_run is not None:
-            counts[counts > max_run] = 0
+            boilerplate = counts > max_run
+            left_out = maybe[boilerplate].astype(np.uint32)
+            counts[boilerplate] = 0
         hit = np.flatnonzero(counts)
         if not len(hit):
-            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32
+            return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, left_out
         counts = counts[hit]
         if counts.max() == 1:
             # one entry a slot, as in a small index: nothing to expand
@@ -159,6 +164,7 @@ class ShingleIndex:
             maybe[queries[equal]].astype(np.uint32),
             self._artifacts[entries],
             self._positions[entries],
+            left_out,
         )
 
     def __len__(self) -> int:

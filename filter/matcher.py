@@ -93,6 +93,7 @@ class DerivedFilter:
         # Per artifact number, for choosing candidates with numpy rather than a Python loop.
         self._artifact_tokens: list[int] = []
         self._artifact_min_shared: list[int] = []
+        self._fewest_min_shared = 0
         self._candidate_arrays = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def threshold_for(self, kind: str) -> float:
@@ -126,7 +127,9 @@ class DerivedFilter:
         self._index.add(len(self.artifacts), artifact.shingles)
         self.artifacts.append(artifact)
         self._artifact_tokens.append(artifact.n_tokens)
-        self._artifact_min_shared.append(max(MIN_ANCHORS, self.min_shared_for(artifact.kind)))
+        needed = max(MIN_ANCHORS, self.min_shared_for(artifact.kind))
+        self._artifact_min_shared.append(needed)
+        self._fewest_min_shared = min(self._fewest_min_shared or needed, needed)
         return artifact
 
     def check(self, text: str) -> Verdict:
@@ -142,16 +145,37 @@ class DerivedFilter:
         if not self.artifacts or not len(shingles):
             return verdicts
         # Candidates first, by the shingles that are not boilerplate; only a record that has
-        # candidates pays for all of its postings.
-        query, artifact_no, _ = self._index.lookup(shingles, max_run=self._max_run())
+        # candidates and some boilerplate pays for all of its postings.
+        query, artifact_no, artifact_pos, left_out = self._index.lookup_distinctive(
+            shingles, max_run=self._max_run()
+        )
         owner = np.searchsorted(firsts, query, side="right") - 1
-        for record, numbers in self._candidates(owner, artifact_no, n_tokens):
-            record_shingles = shingles[firsts[record] : firsts[record + 1]]
-            verdicts[record] = self._verdict(record_shingles, numbers, n_tokens[record])
+        left_over = np.bincount(
+            np.searchsorted(firsts, left_out, side="right") - 1, minlength=len(texts)
+        )
+        # A record with enough boilerplate to make a match of it alone may be a copy of that
+        # boilerplate: of a skill kept in many versions, of a section a whole collection of
+        # pages shares. Its candidates are chosen from all its anchors.
+        whole = left_over >= self._fewest_min_shared
+        for record, numbers in self._candidates(
+            owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens
+        ):
+            if left_over[record]:
+                anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
+            else:
+                # owner is sorted (the lookup keeps the shingles' order)
+                lo, hi = np.searchsorted(owner, (record, record + 1))
+                anchors = (query[lo:hi] - firsts[record], artifact_no[lo:hi], artifact_pos[lo:hi])
+            verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
+        for record in np.flatnonzero(whole).tolist():
+            anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
+            everyone = np.zeros(len(anchors[1]), dtype=np.int64)
+            for _, numbers in self._candidates(everyone, anchors[1], [n_tokens[record]]):
+                verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
-    def _verdict(self, shingles: np.ndarray, candidates: list[int], n_tokens: int) -> Verdict:
-        record_pos, artifact_no, artifact_pos = self._index.lookup(shingles)
+    def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
+        record_pos, artifact_no, artifact_pos = anchors
         matches = []
         for number in candidates:
             rows = np.flatnonzero(artifact_no == number)
@@ -166,24 +190,25 @@ class DerivedFilter:
         """Postings beyond which a shingle is boilerplate for choosing candidates."""
         return max(16, len(self.artifacts) // 1000)
 
-    def _candidates(self, owner: np.ndarray, artifact_no: np.ndarray, n_tokens: list[int]):
+    def _candidates(self, owner, artifact_no, n_tokens: list[int]):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
-        count, judged by their distinctive anchors (`owner` says whose record each is).
+        count, judged by the anchors given (`owner` says whose record each is).
 
         Boilerplate (a shingle in more than max(16, 0.1%) of the artifacts) does not make an
-        artifact a candidate: the anchors that do are those it shares with few others. Among
-        those, the bounds are exact: a match holds no more shared shingles than its anchors,
-        so one with fewer than its kind's min_shared never exceeds; and a passage of n
-        anchors spans at most n * MAX_GAP tokens in either text, so one with fewer than that
-        cannot reach min_overlap of the smaller text. Once a candidate, every anchor counts,
-        boilerplate included.
+        artifact a candidate, unless the record has enough of it to make a match alone
+        (check_many): the anchors that do are those it shares with few others. Among those,
+        the bounds are exact: a match holds no more shared shingles than its anchors, so one
+        with fewer than its kind's min_shared never exceeds; and a passage of n anchors spans
+        at most n * MAX_GAP tokens in either text, so one with fewer than that cannot reach
+        min_overlap of the smaller text. Once a candidate, every anchor counts, boilerplate
+        included.
         """
         tokens, min_shared = self._candidate_arrays
         if len(tokens) != len(self.artifacts):
             tokens = np.array(self._artifact_tokens, dtype=np.int64)
             min_shared = np.array(self._artifact_min_shared, dtype=np.int64)
             self._candidate_arrays = (tokens, min_shared)
-        if len(artifact_no) < MIN_ANCHORS:
+        if not len(artifact_no):
             return
         pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
         records, numbers = np.divmod(pairs, len(tokens))

@@ -27,18 +27,21 @@ _QUOTES = r"(?:[^\S\n]*>)*"
 # the first line), and the tag rule with "<": the regex engine can then skip ahead to those two
 # characters instead of trying every rule at every position.
 _FENCE_OR_NUMBER = r"(?:(?:`{3,}|~{3,})[^\n]*|(?:[-*+][^\S\n]+)?\d{1,9}[.)](?=\s|\Z))"
-_MARKUP = re.compile(
-    rf"""
+_LINE_START = rf"""
     # after any gutter, quote marks and bullet: a code fence line, its info string included
     # ("```python", "~~~ {{.sh}}"), or a list number ("1.", "2)")
     \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*{_FENCE_OR_NUMBER}
     # else a bare gutter
     | \n{_GUTTER}
-    # an HTML tag, attributes and all
-    | </?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>
-    """,
-    re.VERBOSE,
-)
+"""
+# an HTML tag, attributes and all
+_TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>"
+_MARKUP = re.compile(rf"{_LINE_START} | {_TAG}", re.VERBOSE)
+# The same rules apart, for the words alone: each pass searches for its one first character,
+# about twice as fast as the two together. A tag never holds a line break, and the line pass
+# leaves one where it cut, so the tag pass finds the tags the rules together find.
+_LINE_MARKUP = re.compile(_LINE_START, re.VERBOSE)
+_TAG_MARKUP = re.compile(_TAG, re.VERBOSE)
 
 # ASCII text (the common case) is lower-cased in one go; no offset can move. The hot path
 # finds the words as bytes, which is what they are hashed as.
@@ -48,28 +51,65 @@ _ASCII_WORD_BYTES = re.compile(rb"[a-z0-9]+")
 # what was not ("½" is "1⁄2", "™" is "TM"). A word may carry combining marks.
 
 
-def _mark_ranges() -> str:
-    """A character class body of every combining mark (categories Mn, Mc, Me) in the first two
-    planes, and of the Hangul vowel and final jamo that NFKC joins to a leading one."""
+def _mark_ranges(first: int, last: int) -> list[tuple[int, int]]:
+    """The ranges of combining marks (categories Mn, Mc, Me) from `first` to `last`."""
     ranges, start, previous = [], None, None
-    for code in range(0x300, 0x20000):
+    for code in range(first, last + 1):
         if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me"):
             if start is None or code != previous + 1:
                 if start is not None:
                     ranges.append((start, previous))
                 start = code
             previous = code
-    ranges.append((start, previous))
-    ranges += [(0x1160, 0x11FF), (0xD7B0, 0xD7FF), (0xE0100, 0xE01EF)]
+    if start is not None:
+        ranges.append((start, previous))
+    return ranges
+
+
+def _class_body(ranges: list[tuple[int, int]]) -> str:
     return "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in ranges)
 
 
-_COMBINING = _mark_ranges()
+# Every combining mark in the first two planes, and the Hangul vowel and final jamo that NFKC
+# joins to a leading one.
+_BMP_MARKS = _mark_ranges(0x300, 0xFFFF) + [(0x1160, 0x11FF), (0xD7B0, 0xD7FF)]
+_ASTRAL_MARKS = _mark_ranges(0x10000, 0x1FFFF) + [(0xE0100, 0xE01EF)]
+_COMBINING = _class_body(_BMP_MARKS + _ASTRAL_MARKS)
 _UNICODE_WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_COMBINING}])*")
+# A mark joins a word only straight after a letter or digit (or another mark so joined). Text
+# where none does (most text once NFKC has composed it; the variation selector after an emoji,
+# "⚠️", is not after a letter) has plain words, which a simple class finds several times
+# faster. A class of the first plane's marks alone is searched fast too; characters beyond it
+# are few, and looked up one by one.
+_PLAIN_WORD = re.compile(r"[^\W_]+")
+_BMP_MARK = re.compile(f"[{_class_body(_BMP_MARKS)}]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL_MARK_CODES = frozenset(
+    code for first, last in _ASTRAL_MARKS for code in range(first, last + 1)
+)
+
+
+def _after_a_letter(text: str, at: int) -> bool:
+    before = text[at - 1 : at]
+    return before.isalnum() and before != "_"
+
+
+def _marks_join_words(text: str) -> bool:
+    """Whether some combining mark in `text` follows a letter or digit."""
+    for found in _BMP_MARK.finditer(text):
+        if _after_a_letter(text, found.start()):
+            return True
+    for found in _ASTRAL.finditer(text):
+        if ord(found.group()) in _ASTRAL_MARK_CODES and _after_a_letter(text, found.start()):
+            return True
+    return False
+
+
 # Invisible characters that must not split a word: soft hyphen, zero-width space and joiners,
 # word joiner, BOM.
 _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _DROP_INVISIBLE = str.maketrans("", "", _INVISIBLE)
+_ANY_INVISIBLE = re.compile(f"[{_INVISIBLE}]")
 # What NFKC may join is a character and the combining marks after it (once invisible
 # characters between them are gone). For offsets, each non-ASCII character with its marks, and
 # an ASCII letter a mark joins, is a piece of its own that maps back onto where it stood; the
@@ -104,8 +144,14 @@ def strip_markup(text: str) -> str:
 
 
 def _normalise(run: str) -> str:
-    run = unicodedata.normalize("NFKC", run.translate(_DROP_INVISIBLE))
-    return unicodedata.normalize("NFKC", run.casefold())
+    # Each step only where it changes something: translate and a second NFKC are slow, and
+    # rarely needed (an invisible character; a casefold that leaves text un-normalised, "ẞ").
+    if _ANY_INVISIBLE.search(run):
+        run = run.translate(_DROP_INVISIBLE)
+    run = unicodedata.normalize("NFKC", run).casefold()
+    if not unicodedata.is_normalized("NFKC", run):
+        run = unicodedata.normalize("NFKC", run)
+    return run
 
 
 def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, bool]]]:
@@ -133,9 +179,15 @@ def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, b
     return "".join(out), pieces
 
 
+def _strip_for_words(text: str) -> str:
+    """`text` with wordless markup cut out: the same words as strip_markup gives, for less (a
+    replacement string is cheaper than a call per match)."""
+    return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + text))
+
+
 def words(text: str) -> list[str]:
     """The normalised words of `text`, without offsets."""
-    stripped = strip_markup(text)
+    stripped = _strip_for_words(text)
     if stripped.isascii():
         return _ASCII_WORD.findall(stripped.lower())
     return _non_ascii_words(stripped)
@@ -143,14 +195,20 @@ def words(text: str) -> list[str]:
 
 def word_bytes(text: str) -> list[bytes]:
     """The normalised words of `text` as UTF-8: the hot path of every check."""
-    stripped = strip_markup(text)
+    stripped = _strip_for_words(text)
     if stripped.isascii():
         return _ASCII_WORD_BYTES.findall(stripped.encode().lower())
-    return [word.encode() for word in _non_ascii_words(stripped)]
+    found = _non_ascii_words(stripped)
+    # One join, one encode and one split in C instead of an encode per word (no word holds
+    # a NUL: it is not a letter or digit).
+    return "\0".join(found).encode().split(b"\0") if found else []
 
 
 def _non_ascii_words(stripped: str) -> list[str]:
-    return _UNICODE_WORD.findall(_normalise(stripped))
+    normalised = _normalise(stripped)
+    if _marks_join_words(normalised):
+        return _UNICODE_WORD.findall(normalised)
+    return _PLAIN_WORD.findall(normalised)
 
 
 def tokenise(text: str) -> Tokens:

@@ -271,3 +271,31 @@ def render_html(text: str) -> str:
             close_list()
     close_list()
     return "\n".join(out)
+
+
+def edit_words_at_random(text: str, *, rate: float = 0.1, seed: int) -> str:
+    """About one word in 1/rate substituted, inserted after or deleted, each word by chance:
+    unlike edit_one_word_in_ten, edits may cluster, three in a stretch of ten words."""
+    rng = random.Random(seed)
+    pieces, position = [], 0
+    for word in WORD.finditer(text):
+        if rng.random() >= rate:
+            continue
+        pieces.append(text[position : word.start()])
+        how = rng.choice(("changed", "inserted", "deleted"))
+        replacement = rng.choice([w for w in REPLACEMENT_WORDS if w != word.group(0).lower()])
+        if how == "changed":
+            pieces.append(replacement)
+        elif how == "inserted":
+            pieces.append(f"{word.group(0)} {replacement}")
+        position = word.end()
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def word_slice(text: str, *, words: int, seed: int) -> str:
+    """`words` consecutive words of `text` from a seeded place, as a record quotes a stretch:
+    cut at word boundaries, markup and line breaks between them kept."""
+    found = list(re.finditer(r"\S+", text))
+    start = random.Random(seed).randrange(len(found) - words)
+    return text[found[start].start() : found[start + words - 1].end()]

@@ -74,6 +74,10 @@ def shingle_hashes(tokens: list[str] | list[bytes], k: int) -> np.ndarray:
 def batch_shingle_hashes(token_lists: list[list[bytes]], k: int) -> tuple[np.ndarray, np.ndarray]:
     """The shingles of many texts at once, one numpy pass for all of them, and `firsts`: the
     shingles of text r are shingles[firsts[r] : firsts[r + 1]], as shingle_hashes gives them."""
+    if len(token_lists) == 1:
+        # one text (a check() call): none of the batch's bookkeeping
+        shingles = shingle_hashes(token_lists[0], k)
+        return shingles, np.array([0, len(shingles)], dtype=np.int64)
     lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
     windows = np.maximum(lengths - k + 1, 0)
     firsts = np.zeros(len(token_lists) + 1, dtype=np.int64)

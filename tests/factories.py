@@ -36,3 +36,27 @@ def manifest_line(artifact: ArtifactRecord, **changes) -> str:
     data = artifact.to_dict()
     data.update(changes)
     return json.dumps({key: value for key, value in data.items() if value is not None})
+
+
+def wipe_ingested():
+    """Forget every ingest (artifacts stay), as if the database were fresh."""
+    from django.db import connection
+
+    from poimen.models import Event, IngestRun, Match, Record
+
+    if connection.vendor == "postgresql":
+        # The event table refuses DELETE and TRUNCATE; a superuser starting over steps around
+        # its triggers deliberately (docs/deploy.md), and steps back at once.
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred FK checks pending
+            cursor.execute("SET session_replication_role = replica")
+            cursor.execute(
+                "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
+                " poimen_ingestrun"
+            )
+            cursor.execute("SET session_replication_role = origin")
+    else:
+        Event.objects.all().delete()
+        Match.objects.all().delete()
+        Record.objects.all().delete()
+        IngestRun.objects.all().delete()

@@ -195,3 +195,31 @@ def test_words_and_tokenise_agree_on_random_unicode_text():
         tokens = tokenise(text)
         assert tokens.words == words(text), repr(text)
         assert [word.encode() for word in tokens.words] == word_bytes(text), repr(text)
+
+
+def test_words_and_tokenise_agree_on_the_non_ascii_real_text_holds():
+    """The words-only path takes shortcuts (no mark joins a word, nothing to drop, nothing to
+    normalise twice); on text made of what real text holds — emoji with their variation
+    selectors, keycaps, marks after letters and after symbols, astral marks, invisible
+    characters, letters whose casefold needs NFKC again — it finds what tokenise finds."""
+    import random
+
+    from filter.normalise import word_bytes, words
+
+    rng = random.Random(13)
+    pool = (
+        list("abcxyz019_ ")
+        + list("éñßẞﬁ½™ａｂ１")
+        + ["中文", "日本語", "한국어", "Привет", "مرحبا", "हिन्दी", "ภาษาไทย"]
+        + ["⚠️", "⭐️", "1️⃣", "👍🏽", "🚀", "👩‍💻", "→", "—", "“", "”", "•"]
+        + ["\u0301", "\u0308", "\ufe0f", "\u20e3", "\u064e", "\u0947", "\u0e34"]
+        + ["\U0001d165", "\U00011001", "\U000e0100", "\U0001f3fb"]
+        + ["\u00ad", "\u200b", "\u200d", "\u2060", "\ufeff", "\n", "\n1. ", "\n```py\n", "<b>"]
+        + ["<a", 'href="x">', "</p>", "\n12: ", "\n12:", "\n    7→", "\n3\t", "\n> ", "\n- 2) "]
+        + ["\u1100", "\u1161", "\u11a8", "\ud7b0"]
+    )
+    for _ in range(4000):
+        text = "".join(rng.choices(pool, k=rng.randint(0, 30)))
+        tokens = tokenise(text)
+        assert tokens.words == words(text), repr(text)
+        assert [word.encode() for word in tokens.words] == word_bytes(text), repr(text)

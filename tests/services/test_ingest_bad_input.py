@@ -4,11 +4,10 @@ fixed, a re-run gives the same database as a clean run of the fixed input."""
 import json
 
 import pytest
-from django.db import connection
 
 from poimen.models import Event, IngestRun, Match, Record
 from poimen.services import records_ingest
-from tests.factories import demo_skill
+from tests.factories import demo_skill, wipe_ingested
 
 pytestmark = pytest.mark.django_db
 
@@ -61,26 +60,6 @@ def snapshot() -> dict:
         )
     )
     return {"records": records, "matches": matches, "exclusions": exclusions}
-
-
-def wipe_ingested():
-    """Forget every ingest (artifacts stay), as if the database were fresh."""
-    if connection.vendor == "postgresql":
-        # The event table refuses DELETE and TRUNCATE; a superuser starting over steps around
-        # its triggers deliberately (docs/deploy.md), and steps back at once.
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred FK checks pending
-            cursor.execute("SET session_replication_role = replica")
-            cursor.execute(
-                "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
-                " poimen_ingestrun"
-            )
-            cursor.execute("SET session_replication_role = origin")
-    else:
-        Event.objects.all().delete()
-        Match.objects.all().delete()
-        Record.objects.all().delete()
-        IngestRun.objects.all().delete()
 
 
 def clean_run_of(paths) -> dict:

@@ -5,11 +5,10 @@ import json
 import os
 
 import pytest
-from django.db import connection
 
 from poimen.models import Event, IngestRun, Match, Record
 from poimen.services import records_ingest
-from tests.factories import demo_skill
+from tests.factories import demo_skill, wipe_ingested
 
 pytestmark = pytest.mark.django_db
 
@@ -79,16 +78,7 @@ def snapshot() -> dict:
 
 
 def clean_run_of(paths) -> dict:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute(
-                "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
-                " poimen_ingestrun"
-            )
-    else:
-        for model in (Event, Match, Record, IngestRun):
-            model.objects.all().delete()
+    wipe_ingested()
     records_ingest(paths=paths)
     return snapshot()
 

@@ -42,3 +42,12 @@ def reference(name: str) -> str:
 
 def turn(name: str) -> str:
     return _read("turns", name)
+
+
+COLLECTION_PAGES = ("install", "backup", "upgrade", "troubleshooting")
+SHARED_MARKER = "<<SHARED>>"
+
+
+def collection_page(name: str) -> str:
+    """A page of one project's docs; every page holds the collection's shared sections."""
+    return _read("collection", name).replace(SHARED_MARKER, _read("collection", "_shared").strip())
