@@ -357,8 +357,16 @@ class Review(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
     )
     # The bulk verdict this review was given in (its one event lists the records), if any.
+    # No database constraint: the event table is append-only (no row of it is ever deleted),
+    # and a foreign key into it would make PostgreSQL refuse a TRUNCATE of it for a reason of
+    # its own before the append-only trigger can.
     bulk = models.ForeignKey(
-        Event, null=True, blank=True, on_delete=models.PROTECT, related_name="bulk_reviews"
+        Event,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="bulk_reviews",
+        db_constraint=False,
     )
     # When someone undid it: a withdrawn verdict never holds again.
     withdrawn_at = models.DateTimeField(null=True, blank=True)
