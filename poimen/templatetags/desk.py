@@ -57,6 +57,35 @@ def highlighted(text: str, passages, side: str):
     return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
 
 
+# The passage strip beside a pane is drawn on a 1,000-unit-tall SVG; a passage gets at least
+# this many units, so a short one stays a mark one can see and click.
+STRIP_UNITS, STRIP_LEAST = 1000, 6
+
+
+@register.simple_tag
+def passage_strip(passages, side: str, length: int) -> list[dict]:
+    """Where each passage lies in the whole text of `side`, as bands of a strip (y, height in
+    STRIP_UNITS), with the passage's number and colour, for the strip beside the pane."""
+    bands = []
+    for passage in passages:
+        span = passage.record_span if side == "record" else passage.artifact_span
+        if span is None or not length:
+            continue
+        y = span[0] * STRIP_UNITS / length
+        height = max((span[1] - span[0]) * STRIP_UNITS / length, STRIP_LEAST)
+        bands.append(
+            {
+                "number": passage.number,
+                "y": round(min(y, STRIP_UNITS - height), 1),
+                "height": round(height, 1),
+                "colour": "boilerplate"
+                if passage.boilerplate
+                else (passage.number - 1) % COLOURS + 1,
+            }
+        )
+    return bands
+
+
 def _with_changes(text: str, start: int, end: int, changes, side: str):
     """text[start:end] with the words that differ from the other side marked: on the record
     side what it changed or inserted (<ins>), on the artifact side what it lost (<del>)."""

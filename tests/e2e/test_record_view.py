@@ -83,3 +83,18 @@ def test_one_key_releases_with_a_reason(
     expect(page.locator(".messages")).to_contain_text(f"Record #{record.pk}")
     review = Record.objects.get(pk=record.pk).review
     assert (review.verdict, review.reason) == ("false_positive", "boilerplate")
+
+
+def test_the_passage_strip_shows_where_the_passage_lies_and_jumps_there(
+    live_server, page, log_in, reviewer, deep_copy, browser_problems
+):
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(f"{live_server.url}/records/{deep_copy.pk}/")
+    pane = page.locator("[data-pane='record']")
+    band = page.locator("nav[aria-label='Passages in the record'] [data-strip-passage='1'] rect")
+    # The copy is the last fifth or so of the record: its band lies low on the strip.
+    assert float(band.get_attribute("y")) > 700
+    pane.evaluate("e => { e.scrollTop = 0; }")
+    expect(pane.locator("mark[data-passage='1']")).not_to_be_in_viewport()
+    band.click()
+    expect(pane.locator("mark[data-passage='1']")).to_be_in_viewport()

@@ -260,6 +260,21 @@
     }
   });
 
+  // A band of the passage strip brings its passage into view inside the pane (the link's own
+  // jump would scroll the whole page too).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("[data-strip-passage]");
+    var body = link && link.closest(".pane-body");
+    var pane = body && body.querySelector("[data-pane]");
+    var number = link && link.getAttribute("data-strip-passage");
+    var mark = pane && pane.querySelector("[data-passage='" + number + "']");
+    if (!mark) {
+      return;
+    }
+    event.preventDefault();
+    pane.scrollTop = Math.max(0, mark.offsetTop - pane.clientHeight / 6);
+  });
+
   // Filters left empty stay out of the URL that htmx pushes: shorter, bookmarkable links.
   document.addEventListener("htmx:configRequest", function (event) {
     var data = event.detail.formData;
