@@ -92,7 +92,8 @@ FILL = [
     """
     INSERT INTO poimen_record (run_id, source, external_id, source_path, position, session,
                                role, metadata, text, sha256, status, derived, coverage,
-                               best_overlap, best_artifact_id, review_id, created_at)
+                               best_overlap, best_artifact_id, review_id, created_at,
+                               identity)
     SELECT (SELECT min(id) FROM poimen_ingestrun) + (i - 1) * 10 / %(records)s,
            'bench-' || (i / 7) %% 5, 'rec-' || i,
            'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
@@ -117,7 +118,8 @@ FILL = [
            CASE WHEN i %% 10 IN (0, 1)
                 THEN (SELECT min(id) FROM poimen_artifact) + (i / 10) %% 1000 END,
            NULL,
-           now() - (%(records)s - i) * interval '2 seconds'
+           now() - (%(records)s - i) * interval '2 seconds',
+           ''
     FROM generate_series(1, %(records)s) AS i
     """,
     # A match for every matched record, and a second, weaker one for each exclusion.
@@ -138,12 +140,12 @@ FILL = [
     """,
     # Reviews: 0.9% of exclusions confirmed, 0.1% released, 0.1% of near misses excluded.
     """
-    INSERT INTO poimen_review (record_id, verdict, note, reviewer_id, created_at)
+    INSERT INTO poimen_review (record_id, verdict, note, reason, reviewer_id, created_at)
     SELECT id,
            CASE WHEN external_id LIKE '%%000' THEN 'false_positive'
                 WHEN status = 'excluded' THEN 'confirmed'
                 ELSE 'false_negative' END,
-           '', %(user)s, now() - interval '1 day'
+           '', '', %(user)s, now() - interval '1 day'
     FROM poimen_record
     WHERE (status = 'excluded' AND id %% 100 = 0) OR (best_overlap > 0 AND id %% 1000 = 1)
     """,

@@ -32,8 +32,9 @@ def record(request, record_id: int):
     return render_page(request, "record.html", context, fragments=("content", "comparison"))
 
 
-def record_context(request, record: Record, list_name: str) -> dict:
-    """What the record page shows of `record`, opened from list `list_name` (or none)."""
+def record_context(request, record: Record, list_name: str, *, neighbours: bool = True) -> dict:
+    """What the record page shows of `record`, opened from list `list_name` (or none); with
+    `neighbours` False (review mode moves on by itself) no previous and next are looked up."""
     matches = selectors.record_matches(record)
     shown = matches[0] if matches else None
     wanted = request.GET.get("match")
@@ -43,7 +44,7 @@ def record_context(request, record: Record, list_name: str) -> dict:
 
     previous_id = next_id = None
     query = list_query(request)
-    if list_name in LISTS:
+    if list_name in LISTS and neighbours:
         filters = list_form(request, list_name).filters()
         previous_id, next_id = selectors.list_neighbours(
             LISTS[list_name](filters=filters), record, sort=filters.sort

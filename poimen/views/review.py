@@ -32,7 +32,8 @@ def review(request):
     if found is None:
         return render_page(request, "review_done.html", context)
     record, cursor = found
-    context.update(record_context(request, selectors.record_detail(record.pk), list_name))
+    detail = selectors.record_detail(record.pk)
+    context.update(record_context(request, detail, list_name, neighbours=False))
     # After a verdict or a skip, on from this record: the ones skipped are not shown again
     # until the reviewer starts over.
     context.update(review_mode=True, review_next=f"{here}&after={cursor}")
