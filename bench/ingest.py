@@ -13,13 +13,17 @@ In one run, each phase in a fresh process (so that its peak memory is its own):
   by batch, each batch in one transaction;
 - the same with 1 and with --workers worker processes checking batches while the ingest
   process reads and writes;
+- ingest in process again with the kinds' policy "exclude" (POIMEN_DEFAULT_ON_DERIVED):
+  exclusion only, no record redacted, beside the default, which redacts a copy inside a longer
+  turn; compared by wall clock and by the ingest process's CPU time (all of the work but the
+  database server's, and less at the mercy of other load on the machine);
 - ingest of the first quarter of the file, so that peak memory can be compared across sizes.
 
 Records are seeded synthetic assistant turns (bench.corpus's Writer: a Zipf-like vocabulary
 and stock phrases, so that unrelated texts hit the index by chance), 2% of them planted copies
 of artifacts in the ways models quote (verbatim, quoted, behind a gutter, re-wrapped, ...).
 Targets: ingest at least 0.5x the matcher alone, at least 3,000 records/s, memory flat in the
-number of records.
+number of records; with redaction on, at least 0.9x the rate of exclusion only.
 """
 
 import argparse
@@ -129,20 +133,32 @@ def phase_ingest(folder: Path, records_file: Path, batch_size: int, workers: int
     imported = artifacts_import(path=folder / "artifacts", manifest=folder / "manifest.jsonl")
     assert imported.registered and not imported.problems, imported.problems
     baseline = peak_rss_mb()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = records_ingest(paths=[records_file], batch_size=batch_size, workers=workers)
     seconds = time.perf_counter() - started
+    # this process's own CPU time (the checking too when workers is 0): less at the mercy of
+    # other load on the machine than the wall clock
+    cpu_seconds = time.process_time() - cpu_started
     assert result.errors == 0 and result.new == result.read, result.as_counts()
     return {
         "records": result.new,
         "seconds": seconds,
-        "derived": sum(result.excluded.values()),
+        "cpu_seconds": cpu_seconds,
+        "derived": sum(result.excluded.values()) + sum(result.redacted.values()),
+        "redacted": sum(result.redacted.values()),
         "baseline_mb": baseline,
     }
 
 
 def run_phase(
-    name: str, folder: Path, records_file: Path, *, database_url: str, batch_size: int, workers=0
+    name: str,
+    folder: Path,
+    records_file: Path,
+    *,
+    database_url: str,
+    batch_size: int,
+    workers=0,
+    env_extra=None,
 ):
     if name == "ingest":
         recreate_database(database_url)
@@ -150,6 +166,7 @@ def run_phase(
         **os.environ,
         "DATABASE_URL": database_url,
         "POIMEN_MANIFEST": str(folder / "manifest.jsonl"),
+        **(env_extra or {}),
     }
     command = [sys.executable, "-m", "bench.ingest", "--phase", name, "--folder", str(folder)]
     command += ["--records-file", str(records_file), "--batch-size", str(batch_size)]
@@ -196,11 +213,11 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
             f"{name:<28}{row['records']:>10,}{row['seconds']:>10.1f}{rate:>12,.0f}"
             f"{row['peak_mb']:>14,.0f}"
         )
-    matcher, *ingests, quarter = (row for _, row in rows)
+    matcher, *ingests, exclusion_only, quarter = (row for _, row in rows)
     ingest = ingests[-1]
     matcher_rate = matcher["records"] / matcher["seconds"]
     print()
-    for (label, _), row in zip(rows[1:-1], ingests, strict=True):
+    for (label, _), row in zip(rows[1:-2], ingests, strict=True):
         rate = row["records"] / row["seconds"]
         print(
             f"{label:<22} {rate / matcher_rate:5.2f}x the matcher alone (target >= 0.5x), "
@@ -211,7 +228,19 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
         f"peak memory at 4x the records: {growth:+.1f} MB ({quarter['peak_mb']:,.0f} -> "
         f"{ingest['peak_mb']:,.0f} MB; target: flat)"
     )
-    print(f"excluded by ingest: {ingest['derived']:,} (matcher alone: {matcher['derived']:,})")
+    in_process = ingests[0]
+    redacting = in_process["records"] / in_process["seconds"]
+    excluding = exclusion_only["records"] / exclusion_only["seconds"]
+    cpu = exclusion_only["cpu_seconds"] / in_process["cpu_seconds"]
+    print(
+        f"redaction on, in process: {redacting / excluding:.2f}x the rate of exclusion only by "
+        f"the clock, {cpu:.2f}x by CPU time (target >= 0.9x); {in_process['redacted']:,} of "
+        f"{in_process['derived']:,} derived redacted"
+    )
+    print(
+        f"derived by ingest: {ingest['derived']:,} (matcher alone: {matcher['derived']:,}; "
+        f"exclusion only: {exclusion_only['derived']:,})"
+    )
 
 
 def main(argv=None) -> None:
@@ -258,18 +287,20 @@ def main(argv=None) -> None:
             folder, n_records=args.records, n_artifacts=args.artifacts, seed=args.seed
         )
         full, quarter = folder / "records.jsonl", folder / "records-quarter.jsonl"
+        exclude = {"POIMEN_DEFAULT_ON_DERIVED": "exclude"}
         phases = [
-            ("matcher alone", "matcher", full, 0),
-            ("ingest, in process", "ingest", full, 0),
-            ("ingest, 1 worker", "ingest", full, 1),
-            (f"ingest, {args.workers} workers", "ingest", full, args.workers),
-            (f"ingest, {args.workers} workers, 1/4", "ingest", quarter, args.workers),
+            ("matcher alone", "matcher", full, 0, None),
+            ("ingest, in process", "ingest", full, 0, None),
+            ("ingest, 1 worker", "ingest", full, 1, None),
+            (f"ingest, {args.workers} workers", "ingest", full, args.workers, None),
+            ("ingest, exclusion only", "ingest", full, 0, exclude),
+            (f"ingest, {args.workers} workers, 1/4", "ingest", quarter, args.workers, None),
         ]
         best: dict[str, dict] = {}
         # Passes interleave the phases, so that a burst of load elsewhere on the machine does
         # not fall on one phase only; each row is its best pass, its peak memory the largest.
         for number in range(1, args.passes + 1):
-            for label, phase, records_file, workers in phases:
+            for label, phase, records_file, workers, env_extra in phases:
                 print(f"pass {number}: {label} ...", flush=True)
                 row = run_phase(
                     phase,
@@ -278,6 +309,7 @@ def main(argv=None) -> None:
                     database_url=args.database_url,
                     batch_size=args.batch_size,
                     workers=workers,
+                    env_extra=env_extra,
                 )
                 kept = best.setdefault(label, row)
                 peak = max(kept["peak_mb"], row["peak_mb"])

@@ -38,7 +38,7 @@ class ArtifactAdmin(ReadOnlyAdmin):
 
 @admin.register(KindPolicy)
 class KindPolicyAdmin(ReadOnlyAdmin):
-    list_display = ["kind", "threshold", "min_shared"]
+    list_display = ["kind", "threshold", "min_shared", "on_derived"]
 
 
 @admin.register(ThresholdChange)

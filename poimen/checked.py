@@ -7,7 +7,8 @@ what lets worker processes hand verdicts back cheaply.
 
 from dataclasses import dataclass
 
-from filter import DerivedFilter, Verdict
+from filter import DerivedFilter, Verdict, tokenise
+from filter.redaction import passage_spans
 
 ArtifactKey = tuple[str, str, str]
 
@@ -20,6 +21,8 @@ class CheckedMatch:
     record_containment: float
     shared: int
     threshold: float
+    # its passages as [start, end) character spans of the record, for a redaction
+    spans: tuple[tuple[int, int], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -38,7 +41,10 @@ class Checked:
     decided_match: CheckedMatch | None
 
 
-def summarise(verdict: Verdict) -> Checked:
+def summarise(verdict: Verdict, text: str) -> Checked:
+    """`verdict` on `text`, reduced. Only a record with matches pays for their spans (the
+    record's tokens with their offsets): most records match nothing."""
+    tokens = tokenise(text) if verdict.matches else None
     matches = tuple(
         CheckedMatch(
             artifact=m.artifact.key,
@@ -47,6 +53,9 @@ def summarise(verdict: Verdict) -> Checked:
             record_containment=m.record_containment,
             shared=m.shared,
             threshold=m.threshold,
+            spans=tuple(
+                passage_spans(tokens, ((a.record_start, a.record_end) for a in m.alignments))
+            ),
         )
         for m in verdict.matches
     )
@@ -67,4 +76,5 @@ def summarise(verdict: Verdict) -> Checked:
 
 
 def check_texts(derived_filter: DerivedFilter, texts: list[str]) -> list[Checked]:
-    return [summarise(verdict) for verdict in derived_filter.check_many(texts)]
+    verdicts = derived_filter.check_many(texts)
+    return [summarise(verdict, text) for verdict, text in zip(verdicts, texts, strict=True)]

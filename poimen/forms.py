@@ -9,7 +9,7 @@ from datetime import date
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
-from poimen.models import Event, Review
+from poimen.models import Event, KindPolicy, Record, Review
 from poimen.selectors import (
     AuditFilters,
     ListFilters,
@@ -25,6 +25,11 @@ VERDICT_FILTER_CHOICES = [
     (Review.Verdict.CONFIRMED, "confirmed"),
     (Review.Verdict.FALSE_NEGATIVE, "false negative (excluded by a reviewer)"),
     (Review.Verdict.FALSE_POSITIVE, "false positive (released)"),
+]
+DECISION_FILTER_CHOICES = [
+    ("", "excluded or redacted"),
+    (Record.Status.EXCLUDED, "excluded whole"),
+    (Record.Status.REDACTED, "redacted (copied passages cut)"),
 ]
 SORT_CHOICES = [
     ("overlap", "highest overlap first"),
@@ -66,6 +71,7 @@ class ListFilterForm(forms.Form):
     overlap_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Overlap from")
     overlap_max = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
     verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
+    decision = forms.ChoiceField(required=False, choices=DECISION_FILTER_CHOICES)
     source = forms.CharField(required=False, max_length=255)
     run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
     date_from = DayField(label="Ingested from")
@@ -89,6 +95,7 @@ class ListFilterForm(forms.Form):
         ]
         if not with_verdict:
             del self.fields["verdict"]
+            del self.fields["decision"]
         # Placeholders that cannot be read as values already set.
         for name, placeholder in (("overlap_min", "min"), ("overlap_max", "max")):
             self.fields[name].widget.attrs.update(step="0.01", placeholder=placeholder)
@@ -210,6 +217,21 @@ class AuditFilterForm(forms.Form):
             if name not in self.errors and self.cleaned_data.get(name) not in (None, "")
         }
         return AuditFilters(**values)
+
+
+class KindPolicyForm(forms.Form):
+    """What a derived record of a kind gets, with the reason the audit log keeps."""
+
+    prefix = "policy"  # it shares the tuning page with the threshold form
+
+    on_derived = forms.ChoiceField(
+        choices=KindPolicy.OnDerived.choices, widget=forms.RadioSelect, label="A derived record"
+    )
+    reason = forms.CharField(
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "why this policy"}),
+        error_messages={"required": "Say why: the reason goes into the audit log."},
+    )
 
 
 class ThresholdPreviewForm(forms.Form):

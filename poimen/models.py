@@ -53,13 +53,24 @@ def default_min_shared() -> int:
     return settings.POIMEN_DEFAULT_MIN_SHARED
 
 
+def default_on_derived() -> str:
+    return settings.POIMEN_DEFAULT_ON_DERIVED
+
+
 class KindPolicy(models.Model):
     """The filter's settings for one kind of artifact; a kind without a row uses the defaults
     (poimen.policies says which values hold)."""
 
+    class OnDerived(models.TextChoices):
+        EXCLUDE = "exclude", "exclude the whole record"
+        REDACT = "redact", "cut the copied passages, keep the rest as evidence"
+
     kind = models.CharField(max_length=50, unique=True)
     threshold = models.FloatField(default=default_threshold)
     min_shared = models.PositiveIntegerField(default=default_min_shared)
+    on_derived = models.CharField(
+        max_length=10, choices=OnDerived.choices, default=default_on_derived
+    )
 
     class Meta:
         verbose_name_plural = "kind policies"
@@ -72,7 +83,7 @@ class KindPolicy(models.Model):
         permissions = [("tune_threshold", "Can change a kind's threshold")]
 
     def __str__(self) -> str:
-        return f"{self.kind}: threshold {self.threshold}, min shared {self.min_shared}"
+        return f"{self.kind}: threshold {self.threshold}, {self.on_derived} when derived"
 
 
 class ThresholdChange(models.Model):
@@ -132,6 +143,7 @@ class Record(models.Model):
 
     class Status(models.TextChoices):
         EVIDENCE = "evidence"
+        REDACTED = "redacted"
         EXCLUDED = "excluded"
 
     run = models.ForeignKey(IngestRun, on_delete=models.PROTECT, related_name="records")
@@ -155,6 +167,10 @@ class Record(models.Model):
     # Share of the record inside passages of any artifact of a kind, per kind (the filter's
     # coverage), kept so that a threshold change can be applied without re-shingling.
     coverage = models.JSONField(default=dict, blank=True)
+    # The filter's redaction, kept whatever a reviewer decides: `text`'s cuts as [start, end)
+    # pairs (filter.redaction) and the evidence text they make; empty unless it redacted.
+    cut_spans = models.JSONField(default=list, blank=True)
+    evidence_text = models.TextField(blank=True)
     # Denormalised from the best Match so the review lists sort and filter without a join.
     best_overlap = models.FloatField(default=0.0)
     best_artifact = models.ForeignKey(
@@ -184,6 +200,23 @@ class Record(models.Model):
     def __str__(self) -> str:
         return f"{self.source}:{self.external_id} ({self.status})"
 
+    @property
+    def filter_status(self) -> str:
+        """The filter's own decision: evidence, redacted (when cuts were kept) or excluded."""
+        if not self.derived:
+            return Record.Status.EVIDENCE
+        return Record.Status.REDACTED if self.cut_spans else Record.Status.EXCLUDED
+
+    @property
+    def evidence(self) -> str | None:
+        """What a memory system may learn from this record: its text, the evidence text of a
+        redaction, or nothing when it is excluded. Every consumer of evidence asks this."""
+        if self.status == Record.Status.EVIDENCE:
+            return self.text
+        if self.status == Record.Status.REDACTED:
+            return self.evidence_text
+        return None
+
 
 class Match(models.Model):
     """A record–artifact pair whose overlap reached the reporting floor (not only exclusions)."""
@@ -195,6 +228,8 @@ class Match(models.Model):
     record_containment = models.FloatField()
     shared = models.PositiveIntegerField()
     threshold = models.FloatField(help_text="The kind's threshold when the decision was made.")
+    # Its passages in the record, [start, end) pairs: what a policy or threshold change cuts.
+    spans = models.JSONField(default=list, blank=True)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -239,8 +274,10 @@ class Event(models.Model):
 
     class Type(models.TextChoices):
         DERIVED_EXCLUDED = "derived_excluded"
+        DERIVED_REDACTED = "derived_redacted"
         FILTER_DISABLED = "filter_disabled"
         THRESHOLD_CHANGED = "threshold_changed"
+        POLICY_CHANGED = "policy_changed"
         STATUS_CHANGED = "status_changed"
         REVIEW_CONFIRMED = "review_confirmed"
         REVIEW_FALSE_POSITIVE = "review_false_positive"
@@ -294,6 +331,7 @@ class Event(models.Model):
         ("overlap", "overlap"),
         ("best_overlap", "overlap"),
         ("threshold", "threshold"),
+        ("cut_characters", "characters cut"),
         ("old", "old"),
         ("new", "new"),
         ("cause", "cause"),
@@ -306,6 +344,7 @@ class Event(models.Model):
         ("external_id", "record id"),
         ("checked", "checked"),
         ("excluded", "excluded"),
+        ("redacted", "redacted"),
         ("released", "released"),
         ("paths", "paths"),
         ("username", "user"),
@@ -336,7 +375,7 @@ class Review(models.Model):
     """A reviewer's verdict on a record. History is kept; the record points at the one in force."""
 
     class Verdict(models.TextChoices):
-        CONFIRMED = "confirmed", "confirmed exclusion"
+        CONFIRMED = "confirmed", "confirmed (exclusion or redaction)"
         FALSE_POSITIVE = "false_positive", "false positive (release to evidence)"
         FALSE_NEGATIVE = "false_negative", "false negative (exclude)"
 
@@ -386,9 +425,11 @@ class Review(models.Model):
     def __str__(self) -> str:
         return f"{self.verdict} on record {self.record_id}"
 
-    @property
-    def status(self) -> str:
-        """The record status this verdict imposes."""
+    def status_for(self, record: Record) -> str:
+        """The status this verdict imposes on `record`: a release makes it evidence whole, a
+        confirmation keeps the filter's redaction (or exclusion), a missed copy is excluded."""
         if self.verdict == self.Verdict.FALSE_POSITIVE:
             return Record.Status.EVIDENCE
+        if self.verdict == self.Verdict.CONFIRMED and record.derived:
+            return record.filter_status
         return Record.Status.EXCLUDED

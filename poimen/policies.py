@@ -1,10 +1,11 @@
 """The derived rule's settings per kind, as the database holds them, and the app's defaults.
 
 A kind without a KindPolicy row uses the defaults in settings (POIMEN_DEFAULT_THRESHOLD,
-POIMEN_DEFAULT_MIN_SHARED); everything that needs a kind's threshold asks a Policies.
+POIMEN_DEFAULT_MIN_SHARED, POIMEN_DEFAULT_ON_DERIVED); everything that needs a kind's threshold,
+or what a derived record of the kind gets, asks a Policies.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connection
@@ -19,10 +20,12 @@ def report_floor() -> float:
 
 @dataclass(frozen=True)
 class Policies:
-    """Thresholds and minimum shared shingles per kind, as the database holds them now."""
+    """Thresholds, minimum shared shingles and what a derived record gets (exclude or redact),
+    per kind, as the database holds them now."""
 
     thresholds: dict[str, float]
     min_shared: dict[str, int]
+    on_derived: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, *, lock: bool = False) -> "Policies":
@@ -36,6 +39,7 @@ class Policies:
         return cls(
             thresholds={p.kind: p.threshold for p in rows},
             min_shared={p.kind: p.min_shared for p in rows},
+            on_derived={p.kind: p.on_derived for p in rows},
         )
 
     @property
@@ -48,3 +52,10 @@ class Policies:
 
     def min_shared_for(self, kind: str) -> int:
         return self.min_shared.get(kind, settings.POIMEN_DEFAULT_MIN_SHARED)
+
+    def on_derived_for(self, kind: str) -> str:
+        return self.on_derived.get(kind, settings.POIMEN_DEFAULT_ON_DERIVED)
+
+    def redacts(self, kind: str) -> bool:
+        """A derived record of `kind` has its copied passages cut rather than being excluded."""
+        return self.on_derived_for(kind) == KindPolicy.OnDerived.REDACT

@@ -166,6 +166,9 @@ POIMEN_REPORT_FLOOR = float(os.environ.get("POIMEN_REPORT_FLOOR", DEFAULT_REPORT
 # A kind without a policy of its own, and a new kind's policy, start from these.
 POIMEN_DEFAULT_THRESHOLD = float(os.environ.get("POIMEN_DEFAULT_THRESHOLD", DEFAULT_THRESHOLD))
 POIMEN_DEFAULT_MIN_SHARED = int(os.environ.get("POIMEN_DEFAULT_MIN_SHARED", DEFAULT_MIN_SHARED))
+# What a derived record of a new kind gets: "redact" (its copied passages are cut, the rest stays
+# evidence) or "exclude" (the whole record). Kinds that existed before redaction kept "exclude".
+POIMEN_DEFAULT_ON_DERIVED = os.environ.get("POIMEN_DEFAULT_ON_DERIVED", "redact")
 # A record bigger than this is reported and skipped rather than stored.
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
 # A JSON document (a ChatGPT export) is parsed whole: this bounds the memory that takes.

@@ -44,5 +44,6 @@ urlpatterns = [
     path("audit/", audit.audit, name="audit"),
     path("tuning/", tuning.tuning, name="tuning"),
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
+    path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
     path("admin/", admin.site.urls),
 ]

@@ -2,10 +2,12 @@
 reviews_bulk) and the desk's buttons ask (templates through the `verdicts` tag library).
 
 A verdict answers one question about the filter's decision on a record:
-- confirmed, "the exclusion is right": it judges a record the filter decided derived, or one
-  that is excluded (by a reviewer's false negative).
+- confirmed, "the exclusion (or the redaction) is right": it judges a record the filter decided
+  derived, or one that is excluded (by a reviewer's false negative). A confirmed redaction
+  stays redacted.
 - false positive, "not a copy, evidence": it fits any record, a release the filter must
-  respect whatever it decides later (a refilter with new artifacts, a threshold change).
+  respect whatever it decides later (a refilter with new artifacts, a threshold change); a
+  released redaction returns to evidence whole.
 - false negative, "a copy the filter missed": it judges a record with a match that the filter
   did not decide derived.
 
@@ -44,9 +46,9 @@ def verdicts_fitting(record: Record) -> list[Verdict]:
 
 def verdicts_offered(record: Record) -> list[Verdict]:
     """The verdicts the desk offers on `record`: those that fit and answer the status in
-    force. An excluded record is confirmed or released; evidence may be excluded (a missed
-    copy, or a release taken back). A release of evidence is the service's alone."""
+    force. An excluded or redacted record is confirmed or released; evidence may be excluded
+    (a missed copy, or a release taken back). A release of evidence is the service's alone."""
     fitting = verdicts_fitting(record)
-    if record.status == Record.Status.EXCLUDED:
+    if record.status in (Record.Status.EXCLUDED, Record.Status.REDACTED):
         return [v for v in (Verdict.CONFIRMED, Verdict.FALSE_POSITIVE) if v in fitting]
     return [v for v in fitting if v != Verdict.FALSE_POSITIVE]

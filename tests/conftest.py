@@ -155,6 +155,22 @@ def desk_data(db, tmp_path, make_artifact):
     return {r.external_id: r for r in Record.objects.filter(source="desk-tests")}
 
 
+@pytest.fixture
+def desk_data_redacted(desk_data, tmp_path):
+    """desk_data and one more record, ingested the same way: a whole skill pasted between two
+    genuine paragraphs, which its kind's policy (redact, the default) redacts."""
+    import json
+
+    from poimen.models import Record
+    from poimen.services import records_ingest
+
+    text = f"{UNRELATED}\n\n{demo_skill('release-notes')}\n\n{UNRELATED}"
+    path = tmp_path / "desk-pasted.jsonl"
+    path.write_text(json.dumps({"id": "pasted", "role": "user", "text": text}) + "\n")
+    records_ingest(paths=[path], source="desk-tests")
+    return {**desk_data, "pasted": Record.objects.get(source="desk-tests", external_id="pasted")}
+
+
 @pytest.fixture(autouse=True)
 def fresh_desk_caches():
     """The desk caches aggregates under keys made of the newest row ids; a rolled-back test

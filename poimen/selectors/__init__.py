@@ -29,6 +29,7 @@ from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
     list_thresholds,
+    on_derived_for,
     threshold_for,
     thresholds,
 )
@@ -129,6 +130,7 @@ __all__ = [
     "runs_for_filter",
     "threshold_changes",
     "threshold_for",
+    "on_derived_for",
     "threshold_preview",
     "thresholds",
     "totals",

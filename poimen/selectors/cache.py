@@ -23,7 +23,7 @@ def cache_key(*parts) -> str:
 
 
 def _policy_rows() -> list:
-    return sorted(KindPolicy.objects.values_list("kind", "threshold", "min_shared"))
+    return sorted(KindPolicy.objects.values_list("kind", "threshold", "min_shared", "on_derived"))
 
 
 def data_version() -> str:
@@ -36,8 +36,9 @@ def data_version() -> str:
 
 
 def decision_version() -> str:
-    """Changes when the filter's decisions can change (ingest, refilter, a threshold change),
-    not when a reviewer judges: new record or match ids, a threshold_changed event."""
+    """Changes when the filter's decisions can change (ingest, refilter, a threshold or policy
+    change), not when a reviewer judges: new record or match ids, a threshold_changed event,
+    the policies (a policy change redacts or excludes records again)."""
     newest = (
         Record.objects.aggregate(n=Max("id"))["n"],
         Match.objects.aggregate(n=Max("id"))["n"],

@@ -28,6 +28,11 @@ def threshold_for(kind: str) -> float:
     return Policies.load().threshold_for(kind)
 
 
+def on_derived_for(kind: str) -> str:
+    """exclude or redact: what a derived record of `kind` gets."""
+    return Policies.load().on_derived_for(kind)
+
+
 def default_threshold() -> float:
     """The threshold of a kind without a policy of its own."""
     return Policies.load().threshold_for("")

@@ -12,6 +12,9 @@ from poimen.policies import Policies, report_floor
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
 from poimen.selectors.paging import neighbours, sorted_by
 
+# The statuses of the records the filter (or a reviewer) kept out of evidence, whole or in part.
+DECIDED_STATUSES = [Record.Status.EXCLUDED, Record.Status.REDACTED]
+
 
 @dataclass(frozen=True)
 class ListFilters:
@@ -21,6 +24,8 @@ class ListFilters:
     overlap_min: float | None = None
     overlap_max: float | None = None
     verdict: str = ""
+    # exclusions only: "excluded" (whole) or "redacted"; empty for both
+    decision: str = ""
     source: str = ""
     run: int | None = None
     date_from: date | None = None
@@ -103,11 +108,13 @@ def list_neighbours(queryset: QuerySet, record: Record, *, sort: str):
 
 
 def exclusion_list(*, filters: ListFilters) -> QuerySet:
-    """Records the filter or a reviewer excluded; with verdict "false_positive", the released."""
+    """Records the filter or a reviewer excluded or redacted (`decision` says which, empty for
+    both); with verdict "false_positive", the released."""
     if filters.verdict == Review.Verdict.FALSE_POSITIVE:
         queryset = Record.objects.filter(review__verdict=Review.Verdict.FALSE_POSITIVE)
     else:
-        queryset = Record.objects.filter(status=Record.Status.EXCLUDED)
+        decided = [filters.decision] if filters.decision else DECIDED_STATUSES
+        queryset = Record.objects.filter(status__in=decided)
         if filters.verdict == UNREVIEWED:
             queryset = queryset.filter(review__isnull=True)
         elif filters.verdict:

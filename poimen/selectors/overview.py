@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import BooleanField, Count, ExpressionWrapper, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
 
 from poimen.models import Record, Review
 from poimen.policies import Policies
@@ -18,6 +18,7 @@ class KindCounts:
     threshold: float
     evidence: int = 0
     excluded: int = 0
+    redacted: int = 0
     near_misses: int = 0
     unreviewed: int = 0
     reviewed: int = 0
@@ -30,9 +31,11 @@ class KindCounts:
 def _grouped(queryset: QuerySet, *fields: str) -> list[dict]:
     """Records counted by best artifact kind, the filter's decision, near-miss band, fields."""
     near = ExpressionWrapper(near_miss_condition(), output_field=BooleanField())
+    # a redaction has an evidence text (and cut spans); an exclusion or evidence has none
+    redacted = ExpressionWrapper(~Q(evidence_text=""), output_field=BooleanField())
     return list(
-        queryset.annotate(near=near)
-        .values("best_artifact__kind", "derived", "near", *fields)
+        queryset.annotate(near=near, redacted=redacted)
+        .values("best_artifact__kind", "derived", "redacted", "near", *fields)
         .annotate(n=Count("id"))
         .order_by()
     )
@@ -54,7 +57,7 @@ def _counts() -> tuple[list[KindCounts], dict[str, int]]:
         kind: KindCounts(kind=kind, threshold=policies.threshold_for(kind))
         for kind in kinds_known()
     }
-    totals = {"evidence": 0, "excluded": 0}
+    totals = {"evidence": 0, "excluded": 0, "redacted": 0}
     no_kind = KindCounts(kind="", threshold=policies.threshold_for(""))
 
     def entry(kind):
@@ -64,38 +67,40 @@ def _counts() -> tuple[list[KindCounts], dict[str, int]]:
             kind, KindCounts(kind=kind, threshold=policies.threshold_for(kind))
         )
 
+    def add(counted: KindCounts, row: dict, status: str, n: int) -> None:
+        setattr(counted, status, getattr(counted, status) + n)  # evidence, excluded, redacted
+        if status == Record.Status.EVIDENCE and row["near"]:
+            counted.near_misses += n
+
     for row in decided:
-        counted = entry(row["best_artifact__kind"])
-        if row["derived"]:
-            counted.excluded += row["n"]
-        else:
-            counted.evidence += row["n"]
-            counted.near_misses += row["n"] if row["near"] else 0
+        add(entry(row["best_artifact__kind"]), row, _filter_status(row), row["n"])
     for row in judged:
         counted = entry(row["best_artifact__kind"])
-        excluded = row["status"] == Record.Status.EXCLUDED
-        if excluded:
+        if row["status"] != Record.Status.EVIDENCE:
             counted.reviewed += row["n"]
-        if row["derived"] and not excluded:
-            counted.excluded -= row["n"]
-            counted.evidence += row["n"]
-            counted.near_misses += row["n"] if row["near"] else 0
-        elif not row["derived"] and excluded:
-            counted.excluded += row["n"]
-            counted.evidence -= row["n"]
-            counted.near_misses -= row["n"] if row["near"] else 0
+        if row["status"] != _filter_status(row):
+            add(counted, row, _filter_status(row), -row["n"])
+            add(counted, row, row["status"], row["n"])
     for counted in [*counts.values(), no_kind]:
-        counted.unreviewed = counted.excluded - counted.reviewed
+        counted.unreviewed = counted.excluded + counted.redacted - counted.reviewed
         totals["evidence"] += counted.evidence
         totals["excluded"] += counted.excluded
-    totals["records"] = totals["evidence"] + totals["excluded"]
+        totals["redacted"] += counted.redacted
+    totals["records"] = totals["evidence"] + totals["excluded"] + totals["redacted"]
     totals["reviews"] = Review.objects.count()
     return sorted(counts.values(), key=lambda c: c.kind), totals
 
 
+def _filter_status(row: dict) -> str:
+    """The status the filter's decision gives a counted group (Record.filter_status)."""
+    if not row["derived"]:
+        return Record.Status.EVIDENCE
+    return Record.Status.REDACTED if row["redacted"] else Record.Status.EXCLUDED
+
+
 def kind_counts() -> list[KindCounts]:
-    """Per kind: evidence and excluded records (by their best artifact's kind), near misses,
-    exclusions reviewed and not."""
+    """Per kind: evidence, excluded and redacted records (by their best artifact's kind), near
+    misses, exclusions and redactions reviewed and not."""
     return cached("counts", _counts)[0]
 
 

@@ -4,7 +4,7 @@ A preview evaluates the derived rule (poimen.derived_rule, from filter.decision)
 the kind's stored matches and coverage, so it answers as a threshold change would apply it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.db.models import Count, F, FloatField
@@ -13,6 +13,7 @@ from django.db.models.functions import Cast, Floor
 from poimen.derived_rule import derived_by_rows, derived_condition
 from poimen.models import Artifact, Match, Record, ThresholdChange
 from poimen.policies import Policies
+from poimen.redaction import redactions_from_stored
 from poimen.selectors.cache import cached, data_version, decision_version, kept_in_process
 from poimen.selectors.common import UNREVIEWED, VERDICTS
 from poimen.selectors.kinds import kinds_known
@@ -86,6 +87,7 @@ class ThresholdPreview:
     current: float
     newly_excluded: int
     newly_released: int
+    newly_redacted: int
     flagged: dict[str, int]
     sample: list[PreviewSample]
 
@@ -219,9 +221,10 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
     """What setting `kind`'s threshold to `value` would do, from the stored matches: the rule
     services.threshold_change applies, on a decision table.
 
-    Newly excluded: evidence the filter would now call derived; newly released: exclusions it
-    would no longer call derived. Records a reviewer has judged keep their verdict and are
-    counted apart, by verdict."""
+    Newly excluded or redacted: evidence the filter would now call derived, as the kind's
+    policy and its stored spans would decide it (newly_redacted); newly released: exclusions
+    and redactions it would no longer call derived. Records a reviewer has judged keep their
+    verdict and are counted apart, by verdict."""
     current = Policies.load().threshold_for(kind)
     table, verdict = decision_table(kind)
     derived_after = table.derived_at(value)
@@ -229,7 +232,9 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
     by_verdict = np.bincount(verdict[flips], minlength=len(VERDICTS))
     unreviewed = int(by_verdict[0])
     flagged = {verdict: int(by_verdict[n]) for verdict, n in VERDICT_CODES.items() if verdict}
-    newly_derived = int(np.count_nonzero(flips & derived_after & (verdict == 0)))
+    newly_derived_ids = table.ids[flips & derived_after & (verdict == 0)]
+    newly_derived = len(newly_derived_ids)
+    newly_redacted = _redacted_among(kind, value, newly_derived_ids.tolist())
 
     near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
     near = near.only(
@@ -253,11 +258,33 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
         kind=kind,
         value=value,
         current=current,
-        newly_excluded=newly_derived,
+        newly_excluded=newly_derived - newly_redacted,
         newly_released=unreviewed - newly_derived,
+        newly_redacted=newly_redacted,
         flagged=flagged,
         sample=sample,
     )
+
+
+def _redacted_among(kind: str, value: float, ids: list[int]) -> int:
+    """How many of the records `ids` (evidence that `kind`'s threshold at `value` makes
+    derived) would be redacted rather than excluded: the rule threshold_change applies
+    (poimen.redaction, from stored spans), run on the records unsaved. Only a redacting kind
+    reads their text, to count the words a cut would leave."""
+    policies = Policies.load()
+    if not ids or not policies.redacts(kind):
+        return 0
+    at_value = replace(policies, thresholds={**policies.thresholds, kind: value})
+    redacted = 0
+    for start in range(0, len(ids), 1000):
+        chunk = list(
+            Record.objects.filter(pk__in=ids[start : start + 1000]).only("text", "coverage")
+        )
+        for record in chunk:
+            record.derived = True
+        redactions_from_stored(chunk, at_value)
+        redacted += sum(1 for record in chunk if record.cut_spans)
+    return redacted
 
 
 def threshold_changes(kind: str, limit: int = 20) -> list[ThresholdChange]:

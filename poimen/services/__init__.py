@@ -34,6 +34,7 @@ from poimen.services.export import (
     records_export_chunks,
 )
 from poimen.services.ingest import IngestResult, records_ingest
+from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.reviews import UNCHECKED, ReviewConflict, review_record, review_undo
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "IngestResult",
     "InputError",
     "Offender",
+    "PolicyResult",
     "RefilterResult",
     "RegisterResult",
     "ThresholdBelowFloor",
@@ -53,6 +55,7 @@ __all__ = [
     "artifact_register",
     "artifacts_import",
     "derived_verify",
+    "kind_policy_change",
     "login_lockout_record",
     "login_unlock",
     "manifest_export",

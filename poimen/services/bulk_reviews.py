@@ -57,7 +57,7 @@ def reviews_bulk(
             )
             for record, review in zip(chunk, reviews, strict=True):
                 record.review = review
-                record.status = review.status
+                record.status = review.status_for(record)
             Record.objects.bulk_update(chunk, ["review", "status"])
     return event
 

@@ -43,5 +43,5 @@ def batch_size_or_default(value: int | None) -> int:
 def status_in_force(record: Record) -> str:
     """What holds: a reviewer's verdict first, the filter's decision otherwise."""
     if record.review_id is not None:
-        return record.review.status
-    return Record.Status.EXCLUDED if record.derived else Record.Status.EVIDENCE
+        return record.review.status_for(record)
+    return record.filter_status

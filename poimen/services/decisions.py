@@ -1,12 +1,14 @@
 """The filter's decisions after ingest: refilter from the text, thresholds from the stored
 matches, and verify_derived, which checks the evidence from the text again."""
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from filter import match_passages
 from poimen.artifact_index import artifact_index_load
 from poimen.checked import summarise
 from poimen.derived_rule import derived_condition
@@ -21,45 +23,33 @@ from poimen.models import (
     ThresholdChange,
 )
 from poimen.policies import Policies, report_floor
+from poimen.redaction import redactions_from_stored
 from poimen.restatements import RESTATEMENT_KINDS
-from poimen.services.common import InputError, batch_size_or_default, check_kind, status_in_force
+from poimen.services.common import InputError, batch_size_or_default, check_kind
 from poimen.services.ingest import apply_checked
+from poimen.services.redecide import (
+    DecisionCounts,
+    decision_before,
+    decision_events,
+    records_redecide,
+)
 
 
-def _status_event(record: Record, old_status: str, *, cause: str, actor=None, data=None) -> Event:
-    """The one event a status change writes: derived_excluded when the filter now excludes."""
-    snapshot = {
-        "source": record.source,
-        "external_id": record.external_id,
-        "from": old_status,
-        "to": record.status,
-        "cause": cause,
-        "best_overlap": record.best_overlap,
-        **(data or {}),
-    }
-    excluded = record.status == Record.Status.EXCLUDED
-    best = record.best_artifact
-    return Event.objects.log(
-        Event.Type.DERIVED_EXCLUDED if excluded else Event.Type.STATUS_CHANGED,
-        actor=actor,
-        record=record,
-        artifact=best,
-        kind=best.kind if best else "",
-        data=snapshot,
-        save=False,
-    )
-
-
-@dataclass
-class RefilterResult:
+@dataclass(kw_only=True)
+class RefilterResult(DecisionCounts):
     checked: int = 0
-    excluded: int = 0
-    released: int = 0
     matches: int = 0
-    kept_by_review: int = 0
 
 
-DECISION_FIELDS = ("derived", "status", "coverage", "best_overlap", "best_artifact_id")
+DECISION_FIELDS = (
+    "derived",
+    "status",
+    "coverage",
+    "best_overlap",
+    "best_artifact_id",
+    "cut_spans",
+    "evidence_text",
+)
 
 
 def _decision_of(record: Record) -> tuple:
@@ -83,6 +73,7 @@ def records_refilter(
     for page in keyset_pages(records, batch_size):
         verdicts = artifact_index.filter.check_many([record.text for record in page])
         before = {r.pk: _decision_of(r) for r in page}
+        decided_before = {r.pk: decision_before(r) for r in page}
         with transaction.atomic():
             stale = Match.objects.filter(record__in=page)
             if kind is not None:
@@ -90,7 +81,7 @@ def records_refilter(
             stale.delete()
             matches = []
             for record, verdict in zip(page, verdicts, strict=True):
-                own = apply_checked(record, summarise(verdict), artifact_index)
+                own = apply_checked(record, summarise(verdict, record.text), artifact_index)
                 if kind is not None:
                     # Only this kind was checked: keep what the record knows of the others.
                     record.coverage = {
@@ -104,16 +95,13 @@ def records_refilter(
                 covered = [r for r in page if r.coverage != before[r.pk][2]]
                 Record.objects.bulk_update(covered, ["coverage"])
                 _redo_best_and_derived(page, policies, kinds)
-            events = []
-            for record in page:
-                old_derived, old_status = before[record.pk][:2]
-                record.status = status_in_force(record)
-                if record.status != old_status:
-                    result.excluded += record.status == Record.Status.EXCLUDED
-                    result.released += record.status == Record.Status.EVIDENCE
-                    events.append(_status_event(record, old_status, cause="refilter", actor=actor))
-                elif record.derived != old_derived and record.review_id is not None:
-                    result.kept_by_review += 1
+                # and the cuts from every kind's stored spans, not only this kind's
+                redactions_from_stored(page, policies)
+            counts = Counter()
+            events = decision_events(
+                page, decided_before, cause="refilter", actor=actor, counts=counts
+            )
+            result.count(counts)
             # Most records come out as they went in: write only those that changed.
             changed = [r for r in page if _decision_of(r) != before[r.pk]]
             Record.objects.bulk_update(changed, list(DECISION_FIELDS))
@@ -132,6 +120,7 @@ def records_refilter(
             "checked": result.checked,
             "excluded": result.excluded,
             "released": result.released,
+            "redacted": result.redacted,
             "kept_by_review": result.kept_by_review,
         },
     )
@@ -156,14 +145,11 @@ def _redo_best_and_derived(page: list[Record], policies: Policies, kinds: set[st
         record.best_artifact_id = top.artifact_id if top else None
 
 
-@dataclass
-class ThresholdResult:
+@dataclass(kw_only=True)
+class ThresholdResult(DecisionCounts):
     kind: str
     old: float
     new: float
-    excluded: int = 0
-    released: int = 0
-    kept_by_review: int = 0
 
 
 class ThresholdBelowFloor(InputError):
@@ -235,46 +221,29 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
         | Q(coverage__has_key=kind)
         | Q(metadata__restatement=kind)
     )
-    # Positive filters only: negating JSON key lookups would drop the rows where a key is
-    # missing (SQL NULL), so the released are "derived and not among the derived now".
-    derived_now = touched.filter(derived_condition(policies, kinds)).values("pk")
-    flips = [
-        (touched.filter(derived=False, pk__in=derived_now), True),
-        (touched.filter(derived=True).exclude(pk__in=derived_now), False),
-    ]
-    event_data = {"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason}
-    for queryset, derived in flips:
-        ids = list(queryset.values_list("pk", flat=True))
-        for start in range(0, len(ids), 1000):
-            chunk = list(
-                Record.objects.filter(pk__in=ids[start : start + 1000]).select_related(
-                    "review", "best_artifact"
-                )
-            )
-            events = []
-            for record in chunk:
-                old_status = record.status
-                record.derived = derived
-                record.status = status_in_force(record)
-                if record.status != old_status:
-                    result.excluded += derived
-                    result.released += not derived
-                    events.append(
-                        _status_event(
-                            record,
-                            old_status,
-                            cause="threshold_changed",
-                            actor=actor,
-                            data=event_data,
-                        )
-                    )
-                else:
-                    result.kept_by_review += 1
-            Record.objects.bulk_update(chunk, ["derived", "status"])
-            Event.objects.bulk_create(events)
-            # Only these records were decided again, under the new value; the others' matches
-            # keep the threshold their decision was made under.
-            Match.objects.filter(artifact__kind=kind, record__in=chunk).update(threshold=value)
+    derived_now = set(
+        touched.filter(derived_condition(policies, kinds)).values_list("pk", flat=True)
+    )
+    # Decided again: every record derived before or now, as what exceeds moves the cut of a
+    # redaction too, not only the derived flag.
+    ids = sorted(set(touched.filter(derived=True).values_list("pk", flat=True)) | derived_now)
+    counts = Counter()
+    changed = records_redecide(
+        ids,
+        derived=derived_now,
+        policies=policies,
+        cause="threshold_changed",
+        actor=actor,
+        data={"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason},
+        counts=counts,
+    )
+    result.count(counts)
+    # Only the records whose decision moved were decided under the new value; the others'
+    # matches keep the threshold their decision was made under.
+    for start in range(0, len(changed), 1000):
+        Match.objects.filter(
+            artifact__kind=kind, record_id__in=changed[start : start + 1000]
+        ).update(threshold=value)
 
 
 @dataclass(frozen=True)
@@ -286,10 +255,22 @@ class Offender:
     kind: str
     overlap: float
     threshold: float
+    # "text" for an evidence record, "evidence text" for a redacted one
+    checked: str = "text"
+    # a passage of this many shared shingles left in a redaction's evidence text, or None
+    passage_shared: int | None = None
 
     def __str__(self) -> str:
+        where = f"{self.source}:{self.external_id}" + (
+            "" if self.checked == "text" else f" ({self.checked})"
+        )
+        if self.passage_shared is not None:
+            return (
+                f"{where} holds a passage of {self.kind}/{self.artifact} "
+                f"({self.passage_shared} shared shingles)"
+            )
         return (
-            f"{self.source}:{self.external_id} matches {self.kind}/{self.artifact} "
+            f"{where} matches {self.kind}/{self.artifact} "
             f"(overlap {self.overlap:.3f} > threshold {self.threshold})"
         )
 
@@ -302,24 +283,28 @@ class VerifyResult:
 
 
 def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
-    """The card's `mem verify --derived-filter`: from the text, with today's artifacts and
-    thresholds, no evidence record may be derived. Records a reviewer released (false
-    positive) are counted apart; every other derived evidence record is an offender."""
+    """The card's `mem verify --derived-filter`, on what reaches evidence: from the text, with
+    today's artifacts and thresholds, no evidence record and no redacted record's evidence
+    text may be derived, and a redaction's evidence text may hold no passage of min_shared
+    shingles of the artifacts it was cut for (verify_redactions). Records a reviewer released
+    (false positive) are counted apart; every other derived one is an offender."""
     artifact_index = artifact_index_load()
     result = VerifyResult()
-    evidence = Record.objects.filter(status=Record.Status.EVIDENCE).select_related("review")
-    for page in keyset_pages(
-        evidence.only("pk", "source", "external_id", "text", "review"), batch_size
-    ):
-        verdicts = artifact_index.filter.check_many([record.text for record in page])
-        for record, verdict in zip(page, verdicts, strict=True):
+    reaching = Record.objects.filter(
+        status__in=[Record.Status.EVIDENCE, Record.Status.REDACTED]
+    ).select_related("review")
+    fields = ("pk", "source", "external_id", "status", "text", "evidence_text", "review")
+    for page in keyset_pages(reaching.only(*fields), batch_size):
+        texts = [record.evidence for record in page]
+        verdicts = artifact_index.filter.check_many(texts)
+        for record, text, verdict in zip(page, texts, verdicts, strict=True):
             result.checked += 1
             if not verdict.derived:
                 continue
             if record.review and record.review.verdict == Review.Verdict.FALSE_POSITIVE:
                 result.released_by_review += 1
                 continue
-            checked = summarise(verdict)
+            checked = summarise(verdict, text)
             kind, match = checked.decided_kind, checked.decided_match
             if match is None:  # several artifacts of the kind together: name the largest part
                 match = next(m for m in checked.matches if m.kind == kind)
@@ -335,6 +320,48 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
                     kind=kind,
                     overlap=overlap,
                     threshold=artifact_index.filter.threshold_for(kind),
+                    checked=_checked_name(record),
                 )
             )
+        result.offenders.extend(verify_redactions(page, artifact_index))
     return result
+
+
+def _checked_name(record: Record) -> str:
+    return "evidence text" if record.status == Record.Status.REDACTED else "text"
+
+
+def verify_redactions(records: list[Record], artifact_index) -> list[Offender]:
+    """The redacted records whose evidence text still holds a passage of at least its kind's
+    min_shared shingles of an artifact it was cut for (one it has a stored match with): a cut
+    that left part of a copy behind."""
+    redacted = [r for r in records if r.status == Record.Status.REDACTED]
+    artifacts = {pk: key for key, pk in artifact_index.artifact_ids.items()}
+    by_key = {artifact.key: artifact for artifact in artifact_index.filter.artifacts}
+    pairs = Match.objects.filter(record__in=redacted).values_list("record_id", "artifact_id")
+    cut_for = {}
+    for record_id, artifact_id in pairs:
+        if artifact_id in artifacts:
+            cut_for.setdefault(record_id, []).append(by_key[artifacts[artifact_id]])
+    offenders = []
+    for record in redacted:
+        for artifact in cut_for.get(record.pk, []):
+            min_shared = artifact_index.policies.min_shared_for(artifact.kind)
+            shared = max(
+                (p.shared for p in match_passages(record.evidence_text, artifact)), default=0
+            )
+            if shared >= min_shared:
+                offenders.append(
+                    Offender(
+                        record_id=record.pk,
+                        source=record.source,
+                        external_id=record.external_id,
+                        artifact=artifact.name,
+                        kind=artifact.kind,
+                        overlap=0.0,
+                        threshold=artifact_index.policies.threshold_for(artifact.kind),
+                        checked="evidence text",
+                        passage_shared=shared,
+                    )
+                )
+    return offenders

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from django.db.models import QuerySet
 
+from filter.redaction import CUT_MARKER
 from poimen import selectors
 from poimen.models import Record
 from poimen.services.common import InputError
@@ -34,8 +35,21 @@ EXPORT_FIELDS = (
     ExportField("source", "the source label it was ingested under", lambda r: r.source),
     ExportField(
         "status",
-        "evidence or excluded: what holds (a reviewer's verdict, else the filter's decision)",
+        "evidence, redacted or excluded: what holds (a reviewer's verdict, else the filter's "
+        "decision); a redacted record's evidence is its evidence_text, never its text",
         lambda r: r.status,
+    ),
+    ExportField(
+        "evidence_text",
+        "a redacted record's text with each copied passage replaced by a marker such as "
+        f"{CUT_MARKER.format(length=412)!r}, or null when the record is not redacted",
+        lambda r: r.evidence_text if r.status == Record.Status.REDACTED else None,
+    ),
+    ExportField(
+        "spans",
+        "a redacted record's cuts as [start, end) character offsets of its original text, or "
+        "null when the record is not redacted",
+        lambda r: r.cut_spans if r.status == Record.Status.REDACTED else None,
     ),
     ExportField("derived", "the filter's decision: true for a copy", lambda r: r.derived),
     ExportField(

@@ -35,6 +35,7 @@ from poimen.readers import (
     content_sha256,
     read_sources,
 )
+from poimen.redaction import redaction_apply
 from poimen.restatements import restatement_decision, restatement_kind
 from poimen.services.batches import (
     checked_in_force,
@@ -57,6 +58,7 @@ class IngestResult:
     skipped: int = 0
     errors: int = 0
     excluded: Counter = field(default_factory=Counter)
+    redacted: Counter = field(default_factory=Counter)
     skipped_by: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
 
@@ -68,6 +70,7 @@ class IngestResult:
             "skipped": self.skipped,
             "errors": self.errors,
             "excluded": dict(sorted(self.excluded.items())),
+            "redacted": dict(sorted(self.redacted.items())),
             "skipped_by": dict(sorted(self.skipped_by.items())),
         }
 
@@ -75,7 +78,8 @@ class IngestResult:
 def _exclusion_snapshot(
     record: Record, checked: Checked, artifact_index: ArtifactIndex
 ) -> tuple[int, dict]:
-    """The decisive artifact's id and the event data of a derived_excluded event."""
+    """The decisive artifact's id and the event data of a derived_excluded event (or of a
+    derived_redacted one: with the cut spans)."""
     kind, match = checked.decided_kind, checked.decided_match
     if match is None:  # decided by the kind's coverage: name its best artifact
         match = next((m for m in checked.matches if m.kind == kind), None)
@@ -92,6 +96,17 @@ def _exclusion_snapshot(
         "threshold": artifact_index.policies.threshold_for(kind),
         "decided_by": how,
         "shared": match.shared if match else None,
+        **_cut_snapshot(record),
+    }
+
+
+def _cut_snapshot(record: Record) -> dict:
+    """What a derived_redacted event says of the cut (nothing for an exclusion)."""
+    if not record.cut_spans:
+        return {}
+    return {
+        "spans": record.cut_spans,
+        "cut_characters": sum(end - start for start, end in record.cut_spans),
     }
 
 
@@ -128,6 +143,7 @@ def _record_from(candidate: Candidate, run: IngestRun) -> Record:
         "text": candidate.text,
         "sha256": content_sha256(candidate.text),
         "coverage": {},  # a dict of its own, never the shared default
+        "cut_spans": [],
     }
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
@@ -141,6 +157,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
     record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
+    redaction_apply(record, kept, artifact_index.policies)
     return [
         Match(
             record=record,
@@ -150,6 +167,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
             record_containment=m.record_containment,
             shared=m.shared,
             threshold=m.threshold,
+            spans=[list(span) for span in m.spans],
         )
         for m in kept
     ]
@@ -167,6 +185,13 @@ def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) ->
         seen.update(keys)
         fresh.append(candidate)
     return fresh
+
+
+# The event a record the filter decided derived gets, by the status that decision gave it.
+_DECISION_EVENTS = {
+    Record.Status.EXCLUDED: Event.Type.DERIVED_EXCLUDED,
+    Record.Status.REDACTED: Event.Type.DERIVED_REDACTED,
+}
 
 
 def _write_batch(
@@ -190,7 +215,7 @@ def _write_batch(
                 continue
             matches.extend(apply_checked(record, verdict, artifact_index))
             if verdict.derived:
-                record.status = Record.Status.EXCLUDED
+                record.status = record.filter_status
                 exclusions.append((record, verdict))
             elif restatement_excludes(record, artifact_index.policies):
                 record.derived, record.status = True, Record.Status.EXCLUDED
@@ -205,7 +230,7 @@ def _write_batch(
             data["run"] = run.pk
             events.append(
                 Event.objects.log(
-                    Event.Type.DERIVED_EXCLUDED,
+                    _DECISION_EVENTS[record.status],
                     run=run,
                     record=record,
                     artifact_id=artifact_id,
@@ -229,8 +254,9 @@ def _write_batch(
             )
         insert_all(events, with_pks=False)
     result.new += len(records)
-    for _, verdict in exclusions:
-        result.excluded[verdict.decided_kind] += 1
+    for record, verdict in exclusions:
+        redacted = record.status == Record.Status.REDACTED
+        (result.redacted if redacted else result.excluded)[verdict.decided_kind] += 1
     for record in restatements:
         result.excluded[restatement_kind(record.metadata)] += 1
 

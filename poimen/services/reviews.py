@@ -33,7 +33,7 @@ def _review_apply(record: Record, verdict, actor, note: str, reason: str = "") -
     )
     old_status = record.status
     record.review = review
-    record.status = review.status
+    record.status = review.status_for(record)
     record.save(update_fields=["review", "status"])
     event = _review_event(record, old_status, verdict, actor, note)
     if reason:

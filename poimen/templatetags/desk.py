@@ -17,20 +17,41 @@ COLOURS = 8
 
 
 @register.simple_tag
-def highlighted(text: str, passages, side: str):
-    """`text` with each passage wrapped in a numbered <mark>, paired by number across sides.
+def highlighted(text: str, passages, side: str, cuts=()):
+    """`text` with each passage wrapped in a numbered <mark>, paired by number across sides,
+    and each cut of a redaction (record side, [start, end) pairs) struck through in a <del>.
 
     side is "record" or "artifact". On the artifact side two record passages can map onto
     overlapping stretches: a later one is clipped to start where the earlier ended."""
+    if not cuts:
+        return _highlighted(text, passages, side, 0, len(text))
+    pieces, position = [], 0
+    for start, end in cuts:
+        pieces.append(_highlighted(text, passages, side, position, start))
+        pieces.append(
+            format_html(
+                '<del class="cut" title="cut: {} characters">{}</del>',
+                end - start,
+                _highlighted(text, passages, side, start, end),
+            )
+        )
+        position = end
+    pieces.append(_highlighted(text, passages, side, position, len(text)))
+    return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped
+
+
+def _highlighted(text: str, passages, side: str, begin: int, finish: int):
+    """text[begin:finish], highlighted: passages clipped to it (a passage split by a cut is
+    two marks; the first keeps its id, the target of the passage links)."""
     spans = []
     for passage in passages:
         span = passage.record_span if side == "record" else passage.artifact_span
-        if span is not None:
-            spans.append((span[0], span[1], passage))
+        if span is not None and span[0] < finish and span[1] > begin:
+            spans.append((max(span[0], begin), min(span[1], finish), passage, span[0] >= begin))
     spans.sort(key=lambda item: (item[0], item[2].number))
     pieces = []
-    position = 0
-    for start, end, passage in spans:
+    position = begin
+    for start, end, passage, first_piece in spans:
         start = max(start, position)
         if start >= end:
             continue
@@ -43,17 +64,16 @@ def highlighted(text: str, passages, side: str):
         changes = passage.record_changes if side == "record" else passage.artifact_changes
         pieces.append(
             format_html(
-                '<mark class="{}" data-passage="{}" id="{}-p{}" title="{}">{}</mark>',
+                '<mark class="{}" data-passage="{}"{} title="{}">{}</mark>',
                 classes,
                 passage.number,
-                side,
-                passage.number,
+                format_html(' id="{}-p{}"', side, passage.number) if first_piece else "",
                 title,
                 _with_changes(text, start, end, changes, side),
             )
         )
         position = end
-    pieces.append(conditional_escape(text[position:]))
+    pieces.append(conditional_escape(text[position:finish]))
     return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
 
 

@@ -12,6 +12,7 @@ LISTS = {"exclusions": selectors.exclusion_list, "near_misses": selectors.near_m
 # The filter parameters that travel with a record opened from a list (for j/k and "next").
 LIST_PARAMS = [
     "q",
+    "decision",
     "kind",
     "artifact",
     "overlap_min",

@@ -4,11 +4,11 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
 from poimen.charts import histogram_chart
-from poimen.forms import ThresholdChangeForm, ThresholdPreviewForm
+from poimen.forms import KindPolicyForm, ThresholdChangeForm, ThresholdPreviewForm
 from poimen.views.common import render_page, require_tune
 
 
@@ -42,8 +42,8 @@ def tuning_kind(request, kind: str):
             messages.success(
                 request,
                 f"Threshold for {kind}: {current:g} → {value:g}. {result.excluded:,} newly "
-                f"excluded, {result.released:,} released, {result.kept_by_review:,} kept as "
-                "reviewers judged them.",
+                f"excluded, {result.redacted:,} newly redacted, {result.released:,} released, "
+                f"{result.kept_by_review:,} kept as reviewers judged them.",
             )
             return redirect("tuning_kind", kind=kind)
 
@@ -71,6 +71,8 @@ def tuning_kind(request, kind: str):
         "preview": preview,
         "preview_error": " ".join(preview_form.errors.get("value", [])),
         "changes": selectors.threshold_changes(kind),
+        "policy_form": KindPolicyForm(initial={"on_derived": selectors.on_derived_for(kind)}),
+        "on_derived": selectors.on_derived_for(kind),
     }
     status = 400 if request.method == "POST" else 200
     return render_page(
@@ -80,3 +82,32 @@ def tuning_kind(request, kind: str):
         fragments=("content", "preview", "histogram"),
         status=status,
     )
+
+
+@require_POST
+def tuning_policy(request, kind: str):
+    """Set what a derived record of `kind` gets (the service set_kind_policy calls)."""
+    require_tune(request)
+    if kind not in selectors.kinds_known():
+        raise Http404("No such kind")
+    form = KindPolicyForm(request.POST)
+    if form.is_valid():
+        try:
+            result = services.kind_policy_change(
+                kind=kind,
+                on_derived=form.cleaned_data["on_derived"],
+                reason=form.cleaned_data["reason"],
+                actor=request.user,
+            )
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(
+                request,
+                f"Derived {kind} records: {result.old} → {result.new}. {result.redacted:,} newly "
+                f"redacted, {result.excluded:,} newly excluded, {result.kept_by_review:,} kept as "
+                "reviewers judged them.",
+            )
+    else:
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+    return redirect("tuning_kind", kind=kind)

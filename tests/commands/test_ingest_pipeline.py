@@ -70,7 +70,10 @@ def test_import_artifacts_with_bad_lines_exits_2(tmp_path):
 def test_ingest_then_verify_exits_0(copies):
     run("import_artifacts", str(DEMO_DATA / "artifacts"))
     out, _ = run("ingest", str(copies), "--source", "vault")
-    assert "read 2, new 2, already ingested 0, skipped 0, excluded 1 (skill 1), errors 0" in out
+    assert (
+        "read 2, new 2, already ingested 0, skipped 0, excluded 1 (skill 1), redacted 0 (none), "
+        "errors 0" in out
+    )
     assert exit_code("verify_derived") == 0
 
 
@@ -121,7 +124,7 @@ def test_set_threshold_applies_and_logs(copies):
     run("import_artifacts", str(DEMO_DATA / "artifacts"))
     run("ingest", str(copies))
     out, _ = run("set_threshold", "skill", "1.0", "--reason", "audit drill")
-    assert "skill: threshold 0.8 -> 1; 0 newly excluded, 1 released" in out
+    assert "skill: threshold 0.8 -> 1; 0 newly excluded, 0 newly redacted, 1 released" in out
     assert KindPolicy.objects.get(kind="skill").threshold == 1.0
 
 
@@ -143,6 +146,8 @@ def test_export_records_writes_each_decision(copies, tmp_path):
         "record_pk": copy.pk,
         "source": "vault",
         "status": "excluded",
+        "evidence_text": None,
+        "spans": None,
         "derived": True,
         "kind": "skill",
         "artifact": "release-notes",
@@ -162,14 +167,20 @@ def test_export_records_writes_each_decision(copies, tmp_path):
 def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
     out, _ = run("demo", "--no-serve")
     assert Artifact.objects.count() == 5
-    assert Record.objects.filter(status="excluded").count() == 5
+    # verbatim copies are excluded; a skill pasted inside a longer genuine turn is redacted
+    assert Record.objects.get(external_id="mem-0001").status == "excluded"
+    pasted = Record.objects.get(external_id="mem-0009")
+    assert pasted.status == "redacted" and "backfill" in pasted.evidence_text
+    assert "lock_timeout" not in pasted.evidence_text
+    assert Record.objects.filter(status="excluded").count() == 4
+    assert Record.objects.filter(status="redacted").count() == 2
     password = out.split("log in as reviewer / ")[1].split()[0]
     user = django_user_model.objects.get(username="reviewer")
     assert user.check_password(password)
     assert user.groups.filter(name="threshold admins").exists()  # the admin role
     assert user.has_perm("poimen.review_record") and user.has_perm("poimen.tune_threshold")
     again, _ = run("demo", "--no-serve")
-    assert "new 0, already ingested 22" in again
+    assert "new 0, already ingested 23" in again
 
 
 class Terminal(io.StringIO):

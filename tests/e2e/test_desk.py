@@ -170,7 +170,8 @@ def test_tune_a_threshold_and_watch_the_preview(
 
     value.fill("0.3")
     expect(preview.locator("[data-preview-value='0.3']")).to_be_visible()
-    expect(preview).to_contain_text(re.compile(r"\b1\s*newly excluded"))
+    # the near miss, half a skill between two genuine paragraphs, would be redacted
+    expect(preview).to_contain_text(re.compile(r"\b1\s*newly redacted"))
     expect(page.locator("#histogram line.proposed")).to_have_attribute("data-proposed", "0.3")
 
     value.fill("1")
@@ -188,7 +189,7 @@ def test_tune_a_threshold_and_watch_the_preview(
     page.get_by_role("button", name="Save threshold").click()
     expect(page.locator(".messages")).to_contain_text("0.8 → 0.3")
     screenshot("tuning-saved")
-    assert Record.objects.get(pk=desk_data["near"].pk).status == "excluded"
+    assert Record.objects.get(pk=desk_data["near"].pk).status == "redacted"
 
 
 def test_artifact_text_is_shown_whole(

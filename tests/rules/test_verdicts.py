@@ -15,9 +15,10 @@ from poimen.verdicts import verdicts_fitting, verdicts_offered
 C, FP, FN = Review.Verdict.CONFIRMED, Review.Verdict.FALSE_POSITIVE, Review.Verdict.FALSE_NEGATIVE
 KEYS = {C: "c", FP: "f", FN: "n"}
 
-# state: (record in desk_data, verdict given first or None, the list whose row shows it)
+# state: (record in desk_data_redacted, verdict given first or None, the list whose row shows it)
 STATES = {
     "excluded by the filter": ("verbatim", None, "exclusions"),
+    "redacted by the filter": ("pasted", None, "exclusions"),
     "near miss": ("near", None, "near_misses"),
     "no match": ("unrelated", None, None),
     "released copy": ("verbatim", FP, "exclusions"),
@@ -25,6 +26,7 @@ STATES = {
 }
 EXPECTED = {  # state: (fitting, offered)
     "excluded by the filter": ([C, FP], [C, FP]),
+    "redacted by the filter": ([C, FP], [C, FP]),
     "near miss": ([FP, FN], [FN]),
     "no match": ([FP], []),
     "released copy": ([C, FP], [C]),
@@ -41,14 +43,18 @@ def record_in(state: str, desk_data, actor) -> Record:
 
 
 @pytest.mark.parametrize("state", list(STATES))
-def test_the_rule_says_which_verdicts_fit_and_which_the_desk_offers(state, desk_data, reviewer):
-    record = record_in(state, desk_data, reviewer)
+def test_the_rule_says_which_verdicts_fit_and_which_the_desk_offers(
+    state, desk_data_redacted, reviewer
+):
+    record = record_in(state, desk_data_redacted, reviewer)
     assert (verdicts_fitting(record), verdicts_offered(record)) == EXPECTED[state]
 
 
 @pytest.mark.parametrize("state", list(STATES))
-def test_the_review_service_takes_exactly_the_verdicts_that_fit(state, desk_data, reviewer):
-    record = record_in(state, desk_data, reviewer)
+def test_the_review_service_takes_exactly_the_verdicts_that_fit(
+    state, desk_data_redacted, reviewer
+):
+    record = record_in(state, desk_data_redacted, reviewer)
     accepted = []
     for verdict in Review.Verdict:
         with transaction.atomic():
@@ -73,9 +79,9 @@ def offered_keys(html: str) -> list[str]:
 
 @pytest.mark.parametrize("state", list(STATES))
 def test_the_record_page_and_the_list_row_offer_what_the_rule_offers(
-    state, desk_data, reviewer, client
+    state, desk_data_redacted, reviewer, client
 ):
-    record = record_in(state, desk_data, reviewer)
+    record = record_in(state, desk_data_redacted, reviewer)
     expected = [KEYS[verdict] for verdict in verdicts_offered(record)]
     client.force_login(reviewer)
     page = client.get(reverse("record", args=[record.pk])).content.decode()

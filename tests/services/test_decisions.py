@@ -24,6 +24,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ingested(make_artifact, tmp_path):
+    """A copy, a near miss, unrelated text, under a kind that excludes derived records whole
+    (redaction has tests of its own: tests/services/test_redaction.py)."""
+    KindPolicy.objects.create(kind="skill", on_derived=KindPolicy.OnDerived.EXCLUDE)
     make_artifact(name="release-notes")
     path = tmp_path / "r.jsonl"
     rows = [

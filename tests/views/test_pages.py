@@ -574,35 +574,37 @@ def test_overview_counts_follow_reviews_undo_and_threshold_changes(desk_data, re
         for record in Record.objects.select_related("best_artifact"):
             if record.best_artifact is None:
                 continue
-            entry = rows.setdefault(record.best_artifact.kind, [0, 0, 0, 0])
+            entry = rows.setdefault(record.best_artifact.kind, [0, 0, 0, 0, 0])
             excluded = record.status == "excluded"
-            entry[0 if excluded else 1] += 1
-            near = not excluded and 0.2 <= record.best_overlap <= 0.8
+            redacted = record.status == "redacted"
+            entry[0 if excluded else 4 if redacted else 1] += 1
+            near = record.status == "evidence" and 0.2 <= record.best_overlap <= 0.8
             entry[2] += near
-            entry[3] += excluded and record.review_id is None
+            entry[3] += (excluded or redacted) and record.review_id is None
         return rows
 
     def shown():
         return {
-            c.kind: [c.excluded, c.evidence, c.near_misses, c.unreviewed]
+            c.kind: [c.excluded, c.evidence, c.near_misses, c.unreviewed, c.redacted]
             for c in selectors.kind_counts()
-            if c.excluded or c.evidence
+            if c.excluded or c.evidence or c.redacted
         }
 
-    assert shown() == direct() == {"skill": [2, 1, 1, 2]}
+    assert shown() == direct() == {"skill": [2, 1, 1, 2, 0]}
     review_record(record=desk_data["verbatim"], verdict="false_positive", actor=reviewer)
     review_record(record=desk_data["near"], verdict="false_negative", actor=reviewer)
-    assert shown() == direct() == {"skill": [2, 1, 0, 1]}
+    assert shown() == direct() == {"skill": [2, 1, 0, 1, 0]}
     review_undo(record=desk_data["near"], actor=reviewer)
     assert shown() == direct()
     threshold_change(kind="skill", value=0.3, reason="tighter", actor=reviewer)
     cache_before = shown()
-    assert cache_before == direct()
+    assert cache_before == direct() == {"skill": [1, 1, 0, 2, 1]}  # the near miss: redacted
     cache.clear()
     assert shown() == cache_before
     totals = selectors.totals()
     assert totals["records"] == Record.objects.count()
     assert totals["excluded"] == Record.objects.filter(status="excluded").count()
+    assert totals["redacted"] == Record.objects.filter(status="redacted").count() == 1
 
 
 def test_the_unfiltered_run_warning_gives_way_once_a_refilter_has_checked_its_records(

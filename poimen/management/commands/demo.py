@@ -38,9 +38,11 @@ class Command(BaseCommand):
         )
         result = records_ingest(paths=[DEMO_DATA / "transcripts"])
         excluded = ", ".join(f"{k} {n}" for k, n in sorted(result.excluded.items())) or "none"
+        redacted = ", ".join(f"{k} {n}" for k, n in sorted(result.redacted.items())) or "none"
         self.stdout.write(
             f"transcripts: read {result.read}, new {result.new}, already ingested "
-            f"{result.already}, excluded {sum(result.excluded.values())} ({excluded})"
+            f"{result.already}, excluded {sum(result.excluded.values())} ({excluded}), "
+            f"redacted {sum(result.redacted.values())} ({redacted})"
         )
 
         password = self._reviewer_with_new_password()

@@ -66,13 +66,15 @@ class Command(BaseCommand):
         if progress:
             progress.done()
         excluded = ", ".join(f"{k} {n}" for k, n in sorted(result.excluded.items())) or "none"
+        redacted = ", ".join(f"{k} {n}" for k, n in sorted(result.redacted.items())) or "none"
         skipped = ", ".join(f"{k} {n}" for k, n in result.skipped_by.most_common())
         state = "filtered" if result.run.filtered else "UNFILTERED"
         self.stdout.write(
             f"run {result.run.pk} ({state}): read {result.read}, new {result.new}, "
             f"already ingested {result.already}, "
             f"skipped {result.skipped}{f' ({skipped})' if skipped else ''}, "
-            f"excluded {sum(result.excluded.values())} ({excluded}), errors {result.errors}"
+            f"excluded {sum(result.excluded.values())} ({excluded}), "
+            f"redacted {sum(result.redacted.values())} ({redacted}), errors {result.errors}"
         )
         if result.errors:
             problems = "1 problem" if result.errors == 1 else f"{result.errors} problems"
@@ -90,8 +92,10 @@ class _Progress:
     def __call__(self, result):
         rate = result.read / max(time.monotonic() - self.started, 1e-6)
         excluded = sum(result.excluded.values())
+        redacted = sum(result.redacted.values())
         self.stdout.write(
             f"\r  read {result.read:,}  new {result.new:,}  excluded {excluded:,}  "
+            f"redacted {redacted:,}  "
             f"errors {result.errors:,}  {rate:,.0f} records/s",
             ending="",
         )

@@ -21,6 +21,7 @@ class Command(BaseCommand):
             raise CommandError(str(error), returncode=2) from None
         self.stdout.write(
             f"{result.kind}: threshold {result.old:g} -> {result.new:g}; "
-            f"{result.excluded} newly excluded, {result.released} released, "
+            f"{result.excluded} newly excluded, {result.redacted} newly redacted, "
+            f"{result.released} released, "
             f"{result.kept_by_review} held by a reviewer's verdict"
         )

@@ -6,8 +6,11 @@ from poimen.services import derived_verify
 
 class Command(BaseCommand):
     help = (
-        "Recompute from the text that no evidence record matches an artifact above its kind's "
-        "threshold (the card's `mem verify --derived-filter`). Exit 1 and list offenders if any."
+        "Recompute from the text what reaches evidence (the text of evidence records, the "
+        "evidence text of redacted ones): none of it may match an artifact above its kind's "
+        "threshold, and no redaction may have left a passage of min_shared shingles of an "
+        "artifact it was cut for (the card's `mem verify --derived-filter`). Exit 1 and list "
+        "offenders if any."
     )
 
     def handle(self, *args, **options):
@@ -23,9 +26,10 @@ class Command(BaseCommand):
             else ""
         )
         self.stdout.write(
-            f"{result.checked} evidence records checked, {len(result.offenders)} derived{released}"
+            f"{result.checked} evidence and redacted records checked, "
+            f"{len(result.offenders)} still derived or leaking{released}"
         )
         if result.offenders:
             raise CommandError(
-                f"{len(result.offenders)} evidence records are copies of artifacts", returncode=1
+                f"{len(result.offenders)} records give evidence that copies artifacts", returncode=1
             )
