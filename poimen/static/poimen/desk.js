@@ -150,11 +150,17 @@
         search.focus();
         search.select();
         break;
+      // Moving may click a link just swapped in (review mode's skip): wait until htmx has
+      // wired it, or the click would be a full page load.
       case "j":
-        move(1);
+        whenSettled(function () {
+          move(1);
+        });
         break;
       case "k":
-        move(-1);
+        whenSettled(function () {
+          move(-1);
+        });
         break;
       case "c":
       case "f":
