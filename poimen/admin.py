@@ -5,6 +5,7 @@ admin would do neither (a threshold typed here would leave every status as it wa
 from django.contrib import admin
 
 from poimen.models import (
+    ApiToken,
     Artifact,
     Event,
     IngestRun,
@@ -84,3 +85,15 @@ class EventAdmin(ReadOnlyAdmin):
     list_display = ["type", "kind", "record", "artifact", "actor", "created_at"]
     list_select_related = ["record", "artifact", "actor"]
     list_filter = ["type", "kind"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Made and revoked with create_api_token / revoke_api_token; the token itself is never
+    stored, only its SHA-256 (not shown here)."""
+
+    list_display = ["prefix", "name", "user", "created_at", "last_used_at", "revoked_at"]
+    list_select_related = ["user"]
+    list_filter = ["revoked_at"]
+    search_fields = ["name", "prefix", "user__username"]
+    exclude = ["key_sha256"]

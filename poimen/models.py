@@ -36,6 +36,7 @@ class Artifact(models.Model):
         ]
         indexes = [models.Index(fields=["kind", "name"], name="artifact_kind_name")]
         ordering = ["kind", "name", "-emitted_at"]
+        permissions = [("register_artifact", "Can register artifacts through the API")]
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.name} ({self.sha256[:12]})"
@@ -196,6 +197,7 @@ class Record(models.Model):
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),
         ]
+        permissions = [("check_records", "Can check and store records through the API")]
 
     def __str__(self) -> str:
         return f"{self.source}:{self.external_id} ({self.status})"
@@ -290,6 +292,9 @@ class Event(models.Model):
         USER_ADDED = "user_added"
         LOGIN_LOCKED_OUT = "login_locked_out"
         LOGIN_UNLOCKED = "login_unlocked"
+        RECORDS_STORED = "records_stored"
+        API_TOKEN_CREATED = "api_token_created"
+        API_TOKEN_REVOKED = "api_token_revoked"
 
     type = models.CharField(max_length=40, choices=Type.choices)
     actor = models.ForeignKey(
@@ -351,6 +356,9 @@ class Event(models.Model):
         ("role", "role"),
         ("address", "address"),
         ("failures", "failures"),
+        ("token", "token"),
+        ("stored", "stored"),
+        ("already", "already stored"),
     ]
 
     def __str__(self) -> str:
@@ -433,3 +441,26 @@ class Review(models.Model):
         if self.verdict == self.Verdict.CONFIRMED and record.derived:
             return record.filter_status
         return Record.Status.EXCLUDED
+
+
+class ApiToken(models.Model):
+    """A bearer token for the JSON API, acting as its user. Only its SHA-256 is stored: the
+    token is shown once, when it is made (poimen.services.tokens)."""
+
+    key_sha256 = models.CharField(max_length=64, unique=True)
+    # The token's first characters, to tell tokens apart in a list without holding them.
+    prefix = models.CharField(max_length=16)
+    name = models.CharField(max_length=100)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="api_tokens"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        state = " (revoked)" if self.revoked_at else ""
+        return f"{self.name} [{self.prefix}…] of {self.user}{state}"

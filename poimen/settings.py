@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    # the API's docs page: its scripts and styles served from here, never a CDN
+    "ninja",
 ]
 
 MIDDLEWARE = [
@@ -173,6 +175,11 @@ POIMEN_DEFAULT_ON_DERIVED = os.environ.get("POIMEN_DEFAULT_ON_DERIVED", "redact"
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
 # A JSON document (a ChatGPT export) is parsed whole: this bounds the memory that takes.
 POIMEN_MAX_DOCUMENT_BYTES = int(os.environ.get("POIMEN_MAX_DOCUMENT_BYTES", str(256 * 1024 * 1024)))
+# What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
+POIMEN_API_MAX_RECORDS = int(os.environ.get("POIMEN_API_MAX_RECORDS", "1000"))
+POIMEN_API_MAX_BYTES = int(os.environ.get("POIMEN_API_MAX_BYTES", str(10 * 1024 * 1024)))
+# Django refuses a bigger body before any view reads it; the API's limit is the one that holds.
+DATA_UPLOAD_MAX_MEMORY_SIZE = POIMEN_API_MAX_BYTES
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
 # One is the default where there is a second core: matching then overlaps the database writes.

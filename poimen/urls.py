@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
+from poimen.api.urls import api_urls
 from poimen.views import artifacts, audit, export, lists, overview, record, review, runs, tuning
 
 urlpatterns = [
@@ -46,4 +47,5 @@ urlpatterns = [
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
     path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
     path("admin/", admin.site.urls),
+    path("api/v1/", api_urls),
 ]

@@ -179,3 +179,13 @@ def fresh_desk_caches():
 
     caches_clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_live_index():
+    """The API's index follows the highest artifact id; a rolled-back test database can hand
+    the same id to another artifact in the next test, so every test starts without one."""
+    from poimen.index_version import live_index
+
+    live_index.index = live_index.version = None
+    yield

@@ -8,6 +8,7 @@ The public names are gathered here, so a view asks `selectors.exclusion_list(...
 """
 
 from poimen.policies import report_floor
+from poimen.selectors.api import api_artifact, api_artifacts, api_record, api_record_matches
 from poimen.selectors.artifacts import (
     artifact_ids_named,
     artifact_list,
@@ -88,6 +89,10 @@ __all__ = [
     "Page",
     "PreviewSample",
     "ThresholdPreview",
+    "api_artifact",
+    "api_artifacts",
+    "api_record",
+    "api_record_matches",
     "artifact_ids_named",
     "artifact_list",
     "artifact_names",

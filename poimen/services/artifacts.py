@@ -97,7 +97,17 @@ def artifact_register(
     artifact_record = ArtifactRecord.from_text(
         kind=kind, name=name, text=text, emitted_at=emitted_at
     )
-    artifact, created = _artifact_store(artifact_record, actor=actor)
+    return artifact_record_register(artifact_record=artifact_record, actor=actor, manifest=manifest)
+
+
+def artifact_record_register(
+    *, artifact_record: ArtifactRecord, actor=None, manifest: Path | None = None
+) -> RegisterResult:
+    """As artifact_register, for an artifact already made: from text, or a manifest line
+    (re-shingled from its text when made under other parameters, refused without one)."""
+    check_kind(artifact_record.kind)
+    check_name(artifact_record.name)
+    artifact, created = _artifact_store(_usable(artifact_record), actor=actor)
     # The manifest line is the stored row's (its emitted_at), even when the row was there before.
     appended = manifest_append(_manifest_path(manifest), [artifact_to_record(artifact)])
     return RegisterResult(artifact=artifact, created=created, appended=bool(appended))

@@ -8,7 +8,6 @@ from poimen.models import Record
 from poimen.policies import Policies
 from poimen.readers import Candidate
 from poimen.record_keys import existing_record_keys
-from poimen.restatements import restatement_excluded, restatement_kind
 
 
 def record_keys(candidate: Candidate) -> tuple:
@@ -26,11 +25,6 @@ def stored_keys(batch: list[Candidate]) -> set:
         found = Record.objects.filter(identity__in=identities).values_list("identity", flat=True)
         stored.update((None, identity) for identity in found)
     return stored
-
-
-def restatement_excludes(record: Record, policies: Policies) -> bool:
-    kind = restatement_kind(record.metadata)
-    return kind is not None and restatement_excluded(kind, policies)
 
 
 def checked_in_force(fresh, checked, artifact_index: ArtifactIndex, checked_under: Policies | None):

@@ -23,10 +23,10 @@ from poimen.models import (
     ThresholdChange,
 )
 from poimen.policies import Policies, report_floor
+from poimen.record_decision import apply_checked
 from poimen.redaction import redactions_from_stored
 from poimen.restatements import RESTATEMENT_KINDS
 from poimen.services.common import InputError, batch_size_or_default, check_kind
-from poimen.services.ingest import apply_checked
 from poimen.services.redecide import (
     DecisionCounts,
     decision_before,

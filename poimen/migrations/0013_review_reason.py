@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0011_review_bulk_withdrawn'),
+        ('poimen', '0012_review_bulk_withdrawn'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

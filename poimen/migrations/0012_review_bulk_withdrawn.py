@@ -22,7 +22,7 @@ def withdrawn_from_undo_events(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0010_redaction'),
+        ('poimen', '0011_api_tokens_and_permissions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='event',
             name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked')], max_length=40),
+            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked'), ('records_stored', 'Records Stored'), ('api_token_created', 'Api Token Created'), ('api_token_revoked', 'Api Token Revoked')], max_length=40),
         ),
         migrations.AddIndex(
             model_name='review',

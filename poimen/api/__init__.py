@@ -1,0 +1,2 @@
+"""The JSON API (/api/v1/), on django-ninja: a module per resource, each endpoint thin, asking
+the services and selectors the desk and the commands use. urls.py assembles them."""

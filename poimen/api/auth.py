@@ -1,0 +1,33 @@
+"""Bearer tokens in, the token's user out; permissions per endpoint."""
+
+from django.http import HttpRequest
+from ninja.errors import AuthenticationError, HttpError
+from ninja.security import HttpBearer
+
+from poimen.models import ApiToken
+from poimen.services.tokens import TokenRefused, api_token_authenticate
+
+NO_TOKEN = (
+    "no bearer token: send 'Authorization: Bearer <token>' "
+    "(a token is made with python manage.py create_api_token USERNAME --name LABEL)"
+)
+
+
+class BearerToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> ApiToken:
+        try:
+            api_token = api_token_authenticate(token)
+        except TokenRefused as refused:
+            raise AuthenticationError(message=str(refused)) from None
+        request.user = api_token.user
+        return api_token
+
+
+def require_permission(request: HttpRequest, permission: str) -> ApiToken:
+    """The request's token, if its user holds `permission` ("poimen.check_records"); 403 if not."""
+    token: ApiToken = request.auth
+    if not token.user.has_perm(permission):
+        raise HttpError(
+            403, f"the token's user {token.user.get_username()!r} lacks the permission {permission}"
+        )
+    return token

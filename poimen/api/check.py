@@ -1,0 +1,123 @@
+"""POST /api/v1/check: per record, evidence / redacted / excluded, what matched and where."""
+
+from typing import Annotated, Any, Literal
+
+from django.conf import settings
+from ninja import Field, Router, Schema
+from pydantic import StrictBool, WithJsonSchema
+
+from poimen.api.auth import require_permission
+from poimen.api.errors import too_large
+from poimen.models import Record
+from poimen.record_decision import reported_matches
+from poimen.services.checks import CheckedItem, CheckResult, records_check
+
+router = Router(tags=["check"])
+
+# Whatever statuses a record can have, as the model says (evidence, excluded, redacted...).
+Status = Literal[tuple(Record.Status.values)]
+
+
+class RecordIn(Schema):
+    """A record as a memory system is about to store it (a line of records JSONL)."""
+
+    id: str | int = Field(description="its id in the memory system; unique with its source")
+    text: str
+    role: str | None = None
+    session: str | None = None
+    source: str | None = Field(None, description='a label for where it comes from; "api"')
+    metadata: dict[str, Any] | None = None
+
+
+# Items are read one by one (an item's error is its own answer), so the body takes any JSON
+# value where a record stands and the schema shows what a record is.
+LooseRecord = Annotated[Any, WithJsonSchema(RecordIn.model_json_schema())]
+
+
+class CheckIn(Schema):
+    records: list[LooseRecord]
+    store: StrictBool = Field(True, description="store the records as ingest would")
+
+
+class MatchOut(Schema):
+    kind: str
+    name: str
+    sha256: str
+    overlap: float
+    threshold: float
+    spans: list[tuple[int, int]] = Field(
+        description="[start, end) character offsets of the matched passages in the text"
+    )
+
+
+class ResultOut(Schema):
+    id: str | int | None
+    source: str | None = None
+    status: Status | None = None
+    derived: bool | None = None
+    evidence_text: str | None = Field(
+        None, description="a redacted record's text with the copied passages cut"
+    )
+    matches: list[MatchOut] = []
+    stored: Literal["new", "already"] | None = Field(
+        None, description="new: stored now; already: stored before (this answer is a fresh check)"
+    )
+    error: str | None = None
+
+
+class CheckOut(Schema):
+    results: list[ResultOut]
+    index_version: str
+    run: int | None = Field(None, description="the ingest run the stored records joined")
+
+
+def _matches(item: CheckedItem) -> list[dict]:
+    return [
+        {
+            "kind": match.artifact[0],
+            "name": match.artifact[1],
+            "sha256": match.artifact[2],
+            "overlap": round(match.overlap, 6),
+            "threshold": match.threshold,
+            "spans": [list(span) for span in match.spans],
+        }
+        for match in reported_matches(item.checked)
+    ]
+
+
+def _answer(result: CheckResult) -> dict:
+    results = []
+    for item in result.items:
+        if item.error is not None:
+            results.append({"id": item.id, "error": item.error})
+            continue
+        record = item.record
+        results.append(
+            {
+                "id": item.id,
+                "source": record.source,
+                "status": record.status,
+                "derived": record.derived,
+                "evidence_text": record.evidence_text or None,
+                "matches": _matches(item),
+                "stored": item.stored,
+            }
+        )
+    return {
+        "results": results,
+        "index_version": result.index_version,
+        "run": result.run.pk if result.run else None,
+    }
+
+
+@router.post("/check", response=CheckOut, summary="Check records, and store them as ingest would")
+def check(request, payload: CheckIn):
+    """Each record is answered in request order: evidence, redacted or excluded, with the
+    artifacts it matches (from the reporting floor up) and where. A record that cannot be read
+    has an `error` of its own; the others are answered. With `store` (the default) new
+    records are stored exactly as `ingest` stores them, once by (source, id)."""
+    token = require_permission(request, "poimen.check_records")
+    if len(payload.records) > settings.POIMEN_API_MAX_RECORDS:
+        raise too_large(f"this request holds {len(payload.records):,} records")
+    result = records_check(items=payload.records, store=payload.store, token=token)
+    return _answer(result)

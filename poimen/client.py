@@ -1,0 +1,233 @@
+"""A client for poimen's JSON API that imports nothing of Django (only the standard library).
+
+    from poimen.client import Client
+    guard = Client("http://poimen.internal:8000", token, timeout=2.0, on_error="allow")
+    for result in guard.check([{"id": "m1", "text": text, "role": "assistant"}]):
+        if result.keep:
+            store(result.text_to_keep)
+
+With on_error="allow" (the default), a guard that is down, slow or refusing never stops the
+memory system: the records come back marked "unchecked" and the failure is logged. With
+on_error="raise", a PoimenError is raised instead.
+"""
+
+import json
+import logging
+import urllib.error
+import urllib.request
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+log = logging.getLogger("poimen.client")
+
+UNCHECKED = "unchecked"
+# What a request may hold until the server says (GET /api/v1/health tells its limits).
+FALLBACK_LIMITS = {"records": 100, "bytes": 1024 * 1024}
+
+
+class PoimenError(Exception):
+    """The API could not be reached or refused the request (status None: not reached)."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Match:
+    kind: str
+    name: str
+    sha256: str
+    overlap: float
+    threshold: float
+    spans: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One record's answer: status "evidence", "redacted", "excluded", or "unchecked" (the
+    guard could not answer), or an `error` of its own (the record was not readable)."""
+
+    id: object
+    status: str | None
+    text: str
+    derived: bool | None = None
+    evidence_text: str | None = None
+    matches: tuple[Match, ...] = ()
+    stored: str | None = None
+    error: str | None = None
+
+    @property
+    def keep(self) -> bool:
+        """Whether a memory system may keep the record: not a copy of what it emitted."""
+        return self.error is None and self.status != "excluded"
+
+    @property
+    def text_to_keep(self) -> str:
+        """The genuine text: a redacted record's evidence text, else the record's own."""
+        return self.evidence_text if self.status == "redacted" else self.text
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    kind: str
+    name: str
+    sha256: str
+    n_tokens: int
+    created: bool  # False: the same text was registered before
+
+
+@dataclass(frozen=True)
+class Health:
+    up: bool
+    database: str
+    index_version: str | None
+    artifacts: int | None
+    limits: dict
+
+
+class Client:
+    def __init__(
+        self, base_url: str, token: str, timeout: float = 2.0, on_error: str = "allow"
+    ) -> None:
+        if on_error not in ("allow", "raise"):
+            raise ValueError(f'on_error is "allow" or "raise", not {on_error!r}')
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.on_error = on_error
+        self._limits: dict | None = None
+
+    # --- the three calls -------------------------------------------------------------------
+
+    def check(self, records: Iterable[dict], store: bool = True) -> list[CheckResult]:
+        """Each record ({"id", "text", "role"?, "session"?, "source"?, "metadata"?}) answered
+        in order; sent in as many requests as the server's limits need."""
+        records = list(records)
+        results: list[CheckResult] = []
+        for batch in self._batches(records):
+            try:
+                answer = self._request("POST", "/api/v1/check", {"records": batch, "store": store})
+            except PoimenError as error:
+                if self.on_error == "raise":
+                    raise
+                log.warning("poimen unchecked %d records: %s", len(batch), error)
+                results.extend(
+                    CheckResult(id=r.get("id"), status=UNCHECKED, text=_text(r)) for r in batch
+                )
+                continue
+            results.extend(
+                _check_result(sent, got) for sent, got in zip(batch, answer["results"], strict=True)
+            )
+        return results
+
+    def register(self, kind: str, name: str, text: str) -> Artifact | None:
+        """Register an emitted artifact; None when the guard could not be reached (allow)."""
+        try:
+            answer = self._request(
+                "POST", "/api/v1/artifacts", {"kind": kind, "name": name, "text": text}
+            )
+        except PoimenError as error:
+            if self.on_error == "raise":
+                raise
+            log.warning("poimen did not register %s/%s: %s", kind, name, error)
+            return None
+        return Artifact(
+            id=answer["id"],
+            kind=answer["kind"],
+            name=answer["name"],
+            sha256=answer["sha256"],
+            n_tokens=answer["n_tokens"],
+            created=answer.pop("_status") == 201,
+        )
+
+    def health(self) -> Health:
+        """The server's health; never raises (a server that cannot be reached is not up)."""
+        try:
+            answer = self._request("GET", "/api/v1/health", accept=(200, 503))
+        except PoimenError as error:
+            return Health(False, f"not reached: {error}", None, None, dict(FALLBACK_LIMITS))
+        self._limits = answer["limits"]
+        return Health(
+            up=answer["status"] == "ok",
+            database=answer["database"],
+            index_version=answer["index_version"],
+            artifacts=answer["artifacts"],
+            limits=answer["limits"],
+        )
+
+    # --- the wire --------------------------------------------------------------------------
+
+    def _batches(self, records: list[dict]) -> Iterable[list[dict]]:
+        if self._limits is None:
+            self.health()
+        limits = self._limits or FALLBACK_LIMITS
+        budget = limits["bytes"] - 1024  # the envelope around the records
+        batch, size = [], 0
+        for record in records:
+            length = len(json.dumps(record, ensure_ascii=False).encode("utf-8")) + 1
+            if batch and (len(batch) >= limits["records"] or size + length > budget):
+                yield batch
+                batch, size = [], 0
+            batch.append(record)
+            size += length
+        if batch:
+            yield batch
+
+    def _request(self, method: str, path: str, body=None, accept=(200, 201)) -> dict:
+        data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(
+            self.base_url + path,
+            data=data,
+            method=method,
+            headers={
+                "Authorization": f"Bearer {self.token}",
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                status, payload = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, payload = error.code, error.read()
+        except (OSError, ValueError) as error:  # refused, timed out, a bad URL
+            raise PoimenError(f"{method} {path}: {error}") from None
+        try:
+            answer = json.loads(payload)
+        except ValueError:
+            raise PoimenError(f"{method} {path}: HTTP {status}, not JSON", status) from None
+        if status not in accept:
+            detail = answer.get("detail") if isinstance(answer, dict) else answer
+            raise PoimenError(f"{method} {path}: HTTP {status}: {detail}", status)
+        answer["_status"] = status
+        return answer
+
+
+def _text(record: dict) -> str:
+    text = record.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _check_result(sent: dict, got: dict) -> CheckResult:
+    return CheckResult(
+        id=got.get("id"),
+        status=got.get("status"),
+        text=_text(sent),
+        derived=got.get("derived"),
+        evidence_text=got.get("evidence_text"),
+        matches=tuple(
+            Match(
+                kind=m["kind"],
+                name=m["name"],
+                sha256=m["sha256"],
+                overlap=m["overlap"],
+                threshold=m["threshold"],
+                spans=tuple(tuple(span) for span in m["spans"]),
+            )
+            for m in got.get("matches") or ()
+        ),
+        stored=got.get("stored"),
+        error=got.get("error"),
+    )

@@ -1,0 +1,230 @@
+"""poimen-hook: Claude Code's hooks, sent to poimen's API. Imports nothing of Django.
+
+Reads one hook event (JSON) on stdin:
+- Stop, SubagentStop, SessionEnd, PreCompact (they carry transcript_path and session_id): the
+  transcript is read with poimen's own reader, and the records not sent yet are checked and
+  stored (kept by their identity: a resend adds nothing on the server either);
+- PostToolUse of Write, Edit or MultiEdit on a SKILL.md, a memory file (CLAUDE.md,
+  CLAUDE.local.md, AGENTS.md, a file in a memory/ folder), or an agent or command definition
+  in .claude/: the file's new content is registered as a new version of that artifact.
+
+It never blocks or fails the agent: whatever happens it exits 0 within POIMEN_HOOK_TIMEOUT
+seconds, and says what it did, or why it could not, in its log file.
+
+Configured by the environment: POIMEN_URL, POIMEN_TOKEN, POIMEN_HOOK_TIMEOUT (seconds,
+default 20), POIMEN_HOOK_LOG (default ~/.poimen/hook.log), POIMEN_HOOK_STATE (the folder
+remembering what was sent, default ~/.poimen/hook-state).
+"""
+
+import hashlib
+import json
+import logging
+import os
+import re
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from poimen.client import UNCHECKED, Client
+from poimen.readers import Candidate, read_file
+
+TRANSCRIPT_EVENTS = frozenset({"Stop", "SubagentStop", "SessionEnd", "PreCompact"})
+WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
+MEMORY_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
+# The way import_artifacts names what an agent loads: a skill by its front matter's name (or
+# its folder), memory files by their path in the project, agents and commands by their stem.
+FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+FRONT_MATTER_NAME = re.compile(r"^name:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
+
+log = logging.getLogger("poimen.hook")
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or tempfile.gettempdir()) / ".poimen"
+
+
+def _setup_log() -> None:
+    path = Path(os.environ.get("POIMEN_HOOK_LOG") or _home() / "hook.log")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    for name in ("poimen.hook", "poimen.client"):
+        logging.getLogger(name).addHandler(handler)
+        logging.getLogger(name).setLevel(logging.INFO)
+
+
+def main() -> None:
+    """The console script: handle one event, exit 0 whatever happens."""
+    try:
+        _setup_log()
+    except OSError:
+        pass  # no log file: the hook still must not fail the agent
+    timeout = float(os.environ.get("POIMEN_HOOK_TIMEOUT") or 20)
+
+    def out_of_time(signum, frame):
+        raise _OutOfTime
+
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        event = json.loads(sys.stdin.read() or "{}")
+        handle(event)
+    except _OutOfTime:
+        log.error("gave up after %ss (POIMEN_HOOK_TIMEOUT); what was sent is kept", timeout)
+    except Exception:  # the agent must go on, whatever went wrong here
+        log.exception("hook failed")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    sys.exit(0)
+
+
+def handle(event: dict) -> None:
+    url, token = os.environ.get("POIMEN_URL"), os.environ.get("POIMEN_TOKEN")
+    if not url or not token:
+        log.error("POIMEN_URL and POIMEN_TOKEN must be set; nothing sent")
+        return
+    timeout = float(os.environ.get("POIMEN_HOOK_REQUEST_TIMEOUT") or 10)
+    client = Client(url, token, timeout=timeout, on_error="allow")
+    name = event.get("hook_event_name")
+    if name in TRANSCRIPT_EVENTS and event.get("transcript_path"):
+        send_transcript(
+            client, event, Path(os.environ.get("POIMEN_HOOK_STATE") or _home() / "hook-state")
+        )
+    elif name == "PostToolUse" and event.get("tool_name") in WRITE_TOOLS:
+        register_written_file(client, event)
+    else:
+        log.info("%s: nothing to do", name)
+
+
+# --- transcripts -----------------------------------------------------------------------------
+
+
+def _key(candidate: Candidate) -> str:
+    return hashlib.sha256(f"{candidate.source}\0{candidate.external_id}".encode()).hexdigest()[:24]
+
+
+def _state_file(state_dir: Path, session: str, transcript: Path) -> Path:
+    # The transcript's path is in the name: a sub-agent's transcript shares its session id.
+    digest = hashlib.sha256(f"{session}\0{transcript}".encode()).hexdigest()[:24]
+    return state_dir / f"{digest}.json"
+
+
+def _read_sent(path: Path) -> set[str]:
+    try:
+        return set(json.loads(path.read_text(encoding="utf-8"))["sent"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def _write_sent(path: Path, sent: set[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        json.dump({"sent": sorted(sent)}, stream)
+    os.replace(temporary, path)
+
+
+def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
+    transcript = Path(event["transcript_path"]).expanduser()
+    session = str(event.get("session_id") or transcript.stem)
+    state = _state_file(state_dir, session, transcript)
+    sent = _read_sent(state)
+    limits = client.health().limits
+    records, keys, problems = [], [], 0
+    for item in read_file(
+        transcript, max_record_bytes=limits["bytes"], max_document_bytes=limits["bytes"]
+    ):
+        if not isinstance(item, Candidate):
+            problems += hasattr(item, "why")
+            continue
+        key = _key(item)
+        if key in sent:
+            continue
+        metadata = {**item.metadata, "transcript": str(transcript), "line": item.position}
+        records.append(
+            {
+                "id": item.external_id,
+                "text": item.text,
+                "role": item.role,
+                "session": item.session,
+                "source": item.source,
+                "metadata": metadata,
+            }
+        )
+        keys.append(key)
+    results = client.check(records) if records else []
+    counts = {"evidence": 0, "redacted": 0, "excluded": 0, UNCHECKED: 0, "error": 0}
+    for key, result in zip(keys, results, strict=True):
+        if result.error:
+            counts["error"] += 1
+            log.warning("%s: record %s refused: %s", transcript, result.id, result.error)
+        else:
+            counts[result.status] = counts.get(result.status, 0) + 1
+        if result.status != UNCHECKED:  # unchecked ones go again next time
+            sent.add(key)
+    _write_sent(state, sent)
+    log.info(
+        "%s %s: %d new records sent (%s), %d problems in the file",
+        event.get("hook_event_name"),
+        transcript,
+        len(records),
+        ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none",
+        problems,
+    )
+
+
+# --- artifacts -------------------------------------------------------------------------------
+
+
+def artifact_kind_and_name(path: Path, text: str, project: Path) -> tuple[str, str] | None:
+    """(kind, name) of a file an agent loads, or None when it is not one."""
+    parts = path.parts
+    if path.name.lower() == "skill.md":
+        return "skill", _front_matter_name(text) or path.parent.name
+    in_memory_folder = path.suffix.lower() == ".md" and path.parent.name in ("memory", "memories")
+    if path.name in MEMORY_FILES or in_memory_folder:
+        try:
+            return "memory", path.relative_to(project).as_posix()
+        except ValueError:
+            return "memory", str(path)
+    if len(parts) >= 3 and parts[-3] == ".claude" and path.suffix.lower() == ".md":
+        kind = {"agents": "agent", "commands": "command"}.get(parts[-2])
+        if kind:
+            return kind, _front_matter_name(text) or path.stem
+    return None
+
+
+def _front_matter_name(text: str) -> str:
+    front = FRONT_MATTER.match(text)
+    found = FRONT_MATTER_NAME.search(front.group(1)) if front else None
+    return found.group(1).strip().strip("'\"").strip() if found else ""
+
+
+def register_written_file(client: Client, event: dict) -> None:
+    file_path = (event.get("tool_input") or {}).get("file_path")
+    if not isinstance(file_path, str):
+        log.info("PostToolUse %s without a file_path: nothing to do", event.get("tool_name"))
+        return
+    project = Path(event.get("cwd") or os.getcwd())
+    path = Path(file_path) if Path(file_path).is_absolute() else project / file_path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        log.warning("%s: cannot read it: %s", path, error)
+        return
+    named = artifact_kind_and_name(path, text, project)
+    if named is None:
+        return
+    kind, name = named
+    if not text.strip():
+        log.info("%s: empty, not registered", path)
+        return
+    artifact = client.register(kind, name, text)
+    if artifact is not None:
+        state = "registered" if artifact.created else "known already"
+        log.info("%s: %s/%s %s (%s)", path, kind, name, state, artifact.sha256[:12])

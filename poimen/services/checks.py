@@ -1,0 +1,164 @@
+"""records_check: the API's check of the records a memory system is about to store.
+
+Each item is read as a line of records JSONL is (the same reader, so the same rules), checked
+against the index in force, and, with `store`, stored by candidates_ingest exactly as the
+ingest command stores: once by its key, with its matches and events. Items that cannot be
+read are answered with their problem; the others are answered all the same.
+"""
+
+from collections import Counter
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from poimen.artifact_index import ArtifactIndex
+from poimen.checked import Checked, check_texts
+from poimen.index_version import live_index
+from poimen.models import ApiToken, Event, IngestRun, Record
+from poimen.readers import Candidate, Problem
+from poimen.readers.base import FileContext, too_big, unstorable
+from poimen.readers.records import records_line
+from poimen.services.ingest import (
+    IngestResult,
+    candidates_ingest,
+    record_decided,
+    thresholds_in_force,
+)
+
+API_SOURCE = "api"
+
+
+@dataclass
+class CheckedItem:
+    """One item's answer: its decision (a Record, saved when stored) or why it was refused."""
+
+    id: object
+    record: Record | None = None
+    checked: Checked | None = None
+    stored: str | None = None  # "new", "already", or None when nothing was stored
+    error: str | None = None
+
+
+@dataclass
+class CheckResult:
+    items: list[CheckedItem]
+    index_version: str
+    artifact_index: ArtifactIndex
+    run: IngestRun | None = None
+
+
+def _candidate(item, position: int) -> Candidate | str:
+    """The item as a candidate record, or the problem with it ("records[3]: why")."""
+    where = f"records[{position}]"
+    if not isinstance(item, dict):
+        return f"{where}: not a JSON object but {type(item).__name__}"
+    context = FileContext(shown=where, resolved="", default_source=API_SOURCE)
+    read = next(iter(records_line(item, context)))
+    if isinstance(read, Problem):
+        return f"{where}: {read.why}"
+    size = len(read.text.encode("utf-8", "surrogatepass"))
+    if size > settings.POIMEN_MAX_RECORD_BYTES:
+        return f"{where}: {too_big(size, settings.POIMEN_MAX_RECORD_BYTES)}"
+    why = unstorable(read)
+    if why:
+        return f"{where}: {why}"
+    return read
+
+
+def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckResult:
+    """Answer every item in order; with `store`, store the new ones as ingest would."""
+    answers, candidates = [], []
+    for position, item in enumerate(items):
+        read = _candidate(item, position)
+        item_id = item.get("id") if isinstance(item, dict) else None
+        if isinstance(item_id, bool) or not isinstance(item_id, str | int):
+            item_id = None  # answered by its place in the list alone
+        if isinstance(read, str):
+            answers.append(CheckedItem(id=item_id, error=read))
+        else:
+            answers.append(CheckedItem(id=item_id))
+            candidates.append((answers[-1], read))
+    artifact_index, version = live_index.current()
+    result = CheckResult(items=answers, index_version=version, artifact_index=artifact_index)
+    written = {}
+    if store and candidates:
+        result.run, counted = _store(candidates, artifact_index, token)
+        written = {(r.source, r.external_id): (r, c) for r, c in counted}
+    unstored = []
+    for answer, candidate in candidates:
+        key = (candidate.source, candidate.external_id)
+        if key in written:
+            answer.record, answer.checked = written.pop(key)
+            answer.stored = "new"
+        else:
+            answer.stored = "already" if store else None
+            unstored.append((answer, candidate))
+    checked = check_texts(artifact_index.filter, [c.text for _, c in unstored])
+    for (answer, candidate), verdict in zip(unstored, checked, strict=True):
+        answer.record, _ = record_decided(candidate, verdict, artifact_index)
+        answer.checked = verdict
+    return result
+
+
+def _store(candidates, artifact_index: ArtifactIndex, token: ApiToken):
+    """Store through candidates_ingest, in this token's run of the day."""
+    run = _run_of_the_day(token, artifact_index)
+    counts = IngestResult(run=run, read=len(candidates))
+    written = [
+        pair
+        for batch in candidates_ingest(
+            [[c for _, c in candidates]],
+            run=run,
+            artifact_index=artifact_index,
+            result=counts,
+            actor=token.user,
+        )
+        for pair in batch
+    ]
+    with transaction.atomic():
+        run = IngestRun.objects.select_for_update().get(pk=run.pk)
+        run.counts = _added(run.counts, counts.as_counts())
+        run.finished_at = timezone.now()
+        run.save(update_fields=["counts", "finished_at"])
+        if counts.new:
+            Event.objects.log(
+                Event.Type.RECORDS_STORED,
+                actor=token.user,
+                run=run,
+                data={
+                    "token": f"{token.name} ({token.prefix}…)",
+                    "stored": counts.new,
+                    "already": counts.already,
+                    "excluded": sum(counts.excluded.values()),
+                },
+            )
+    return run, written
+
+
+def _run_of_the_day(token: ApiToken, artifact_index: ArtifactIndex) -> IngestRun:
+    """The run a token's records of today belong to: one a day, and a new one when the
+    thresholds in force have changed, so that a run's thresholds are those its records met."""
+    thresholds = thresholds_in_force(
+        artifact_index.policies, {kind for kind, _, _ in artifact_index.artifact_ids}
+    )
+    source = f"api: {token.name} ({token.prefix}…)"[:255]
+    midnight = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    latest = (
+        IngestRun.objects.filter(source=source, started_at__gte=midnight).order_by("-pk").first()
+    )
+    if latest is not None and latest.thresholds == thresholds:
+        return latest
+    return IngestRun.objects.create(source=source, filtered=True, thresholds=thresholds)
+
+
+def _added(counts: dict, more: dict) -> dict:
+    """Two runs' counts (IngestResult.as_counts) added up."""
+    total = dict(counts)
+    for key, value in more.items():
+        if isinstance(value, dict):
+            total[key] = dict(sorted((Counter(total.get(key, {})) + Counter(value)).items()))
+        else:
+            total[key] = total.get(key, 0) + value
+    return total

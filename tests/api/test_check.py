@@ -1,0 +1,166 @@
+"""POST /api/v1/check through Django's test client."""
+
+import pytest
+
+from poimen.models import Event, IngestRun, Match, Record
+from tests.conftest import UNRELATED, demo_skill
+
+CHECK = "/api/v1/check"
+
+
+@pytest.fixture
+def skill(make_artifact):
+    return make_artifact(name="release-notes")
+
+
+def test_a_copy_is_excluded_with_its_match_and_spans_and_stored_once(api, skill):
+    text = f"Sure, here it is:\n\n{skill.text}"
+    body = {
+        "records": [{"id": "m1", "text": text, "role": "assistant"}, {"id": 2, "text": UNRELATED}]
+    }
+    answer = api.post(CHECK, body)
+    assert answer.status_code == 200
+    first, second = answer.json()["results"]
+    assert (first["id"], first["status"], first["derived"], first["stored"]) == (
+        "m1",
+        "excluded",
+        True,
+        "new",
+    )
+    match = first["matches"][0]
+    assert (match["kind"], match["name"], match["sha256"]) == ("skill", skill.name, skill.sha256)
+    assert match["overlap"] > match["threshold"]
+    start, end = match["spans"][0]
+    assert start >= len("Sure, here it is:") and text[start:end] in skill.text
+    assert end - start > len(skill.text) / 2
+    assert (second["id"], second["status"], second["matches"]) == (2, "evidence", [])
+    stored = Record.objects.get(source="api", external_id="m1")
+    assert stored.status == "excluded" and stored.role == "assistant"
+    assert Match.objects.filter(record=stored, artifact=skill).exists()
+    event = Event.objects.get(type="derived_excluded", record=stored)
+    assert event.actor.username == "memory-system"
+    stored_event = Event.objects.get(type="records_stored")
+    assert stored_event.actor.username == "memory-system" and stored_event.data["stored"] == 2
+
+    again = api.post(CHECK, body).json()["results"]
+    assert [r["stored"] for r in again] == ["already", "already"]
+    assert [r["status"] for r in again] == ["excluded", "evidence"]
+    assert Record.objects.filter(source="api").count() == 2
+    assert Event.objects.filter(type="derived_excluded").count() == 1
+    assert Event.objects.filter(type="records_stored").count() == 1
+
+
+def test_store_false_answers_and_writes_nothing(api, skill):
+    counts = (Record.objects.count(), Event.objects.count(), IngestRun.objects.count())
+    answer = api.post(CHECK, {"records": [{"id": "x", "text": skill.text}], "store": False})
+    (result,) = answer.json()["results"]
+    assert (result["status"], result["stored"]) == ("excluded", None)
+    assert answer.json()["run"] is None
+    assert (Record.objects.count(), Event.objects.count(), IngestRun.objects.count()) == counts
+
+
+def test_each_bad_item_is_its_own_error_and_the_rest_is_answered(api, skill, settings):
+    settings.POIMEN_MAX_RECORD_BYTES = 1000
+    records = [
+        {"id": "ok", "text": UNRELATED[:900]},
+        {"id": "no-text"},
+        {"id": "number", "text": 5},
+        {"text": "no id"},
+        {"id": "empty", "text": "   "},
+        {"id": "big", "text": "word " * 300},
+        {"id": "nul", "text": "a\u0000b"},
+        {"id": "deep", "text": "fine", "metadata": {"a": "\u0000"}},
+        "a string",
+        {"id": True, "text": "a bool id"},
+        {"id": {"an": "object"}, "text": "an object id"},
+    ]
+    results = api.post(CHECK, {"records": records}).json()["results"]
+    assert len(results) == len(records)
+    assert results[0]["status"] == "evidence" and results[0]["error"] is None
+    errors = [r["error"] for r in results[1:]]
+    assert all(errors), errors
+    assert errors[0].startswith("records[1]: ") and "text" in errors[0]
+    assert "int, not a string" in errors[1]
+    assert '"id"' in errors[2]
+    assert "empty text" in errors[3]
+    assert "exceeds the limit" in errors[4]
+    assert "NUL" in errors[5] and "NUL" in errors[6]
+    assert errors[7] == "records[8]: not a JSON object but str"
+    assert [r["id"] for r in results[-3:]] == [None, None, None]
+    assert Record.objects.filter(source="api").count() == 1
+
+
+def test_the_same_record_twice_in_one_request_is_stored_once(api):
+    one = {"id": "dup", "text": UNRELATED}
+    results = api.post(CHECK, {"records": [one, one]}).json()["results"]
+    assert [r["stored"] for r in results] == ["new", "already"]
+    assert Record.objects.filter(external_id="dup").count() == 1
+
+
+def test_stored_records_join_the_tokens_run_of_the_day(api):
+    api.post(CHECK, {"records": [{"id": "a", "text": UNRELATED}]})
+    answer = api.post(CHECK, {"records": [{"id": "b", "text": UNRELATED + " More."}]}).json()
+    run = IngestRun.objects.get(pk=answer["run"])
+    assert IngestRun.objects.count() == 1
+    assert run.source.startswith("api: tests (poimen_")
+    assert run.counts["new"] == 2 and run.counts["read"] == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ('{"records": [', "malformed JSON"),
+        ("[1, 2]", ""),
+        ('{"records": "no"}', "records"),
+        ('{"records": [], "store": "yes"}', "store"),
+        ("\xff\xfe", ""),
+    ],
+)
+def test_a_malformed_body_is_400_with_a_json_reason(api, body, detail):
+    answer = api.post(CHECK, body, raw=True)
+    assert answer.status_code == 400
+    assert detail in answer.json()["detail"]
+
+
+def test_over_a_thousand_records_is_413_naming_the_limits(api):
+    answer = api.post(CHECK, {"records": [{"id": i, "text": "x"} for i in range(1001)]})
+    assert answer.status_code == 413
+    assert "1,000 records" in answer.json()["detail"] and "MB" in answer.json()["detail"]
+    assert not Record.objects.exists()
+
+
+def test_over_ten_megabytes_is_413_before_anything_is_read(api, settings):
+    settings.POIMEN_API_MAX_BYTES = settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 50_000
+    answer = api.post(CHECK, {"records": [{"id": 1, "text": "word " * 20_000}]})
+    assert answer.status_code == 413
+    assert "50,000 bytes" in answer.json()["detail"]
+
+
+def test_a_skill_registered_later_is_in_force_for_the_next_check(api):
+    text = demo_skill("incident-review")
+    before = api.post(CHECK, {"records": [{"id": 1, "text": text}], "store": False}).json()
+    assert before["results"][0]["status"] == "evidence"
+    registered = api.post("/api/v1/artifacts", {"kind": "skill", "name": "ir", "text": text})
+    assert registered.status_code == 201
+    after = api.post(CHECK, {"records": [{"id": 1, "text": text}], "store": False}).json()
+    assert after["results"][0]["status"] == "excluded"
+    assert after["index_version"] != before["index_version"]
+
+
+def test_an_artifact_the_index_cannot_use_is_503_json(api, make_artifact):
+    from poimen.models import Artifact
+
+    skill = make_artifact(name="release-notes")
+    Artifact.objects.filter(pk=skill.pk).update(text="", shingle_k=7)
+    answer = api.post(CHECK, {"records": [{"id": 1, "text": UNRELATED}]})
+    assert answer.status_code == 503 and "index cannot be built" in answer.json()["detail"]
+
+
+def test_a_skill_inside_a_longer_turn_is_redacted_with_its_evidence_text(api, skill):
+    text = f"{UNRELATED}\n\n{skill.text}\n\n{UNRELATED}"
+    (result,) = api.post(CHECK, {"records": [{"id": "turn", "text": text}]}).json()["results"]
+    assert (result["status"], result["derived"]) == ("redacted", True)
+    assert UNRELATED.split(".")[0] in result["evidence_text"]
+    assert len(result["evidence_text"]) < len(text) - len(skill.text) / 2
+    stored = api.get("/api/v1/records/api/turn").json()
+    assert stored["status"] == "redacted" and stored["evidence_text"] == result["evidence_text"]
