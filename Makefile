@@ -27,6 +27,8 @@ lint: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench.matcher
 
-# Browser tests drive Debian's chromium; Playwright's own download cannot work offline.
+# Browser tests drive Debian's chromium (Playwright's own download cannot work offline) and
+# check every page with axe-core from the npm registry.
 browser:
 	@scripts/ensure-chromium
+	@scripts/ensure-axe

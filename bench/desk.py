@@ -92,7 +92,8 @@ FILL = [
     """
     INSERT INTO poimen_record (run_id, source, external_id, source_path, position, session,
                                role, metadata, text, sha256, status, derived, coverage,
-                               best_overlap, best_artifact_id, review_id, created_at)
+                               best_overlap, best_artifact_id, review_id, created_at,
+                               identity)
     SELECT (SELECT min(id) FROM poimen_ingestrun) + (i - 1) * 10 / %(records)s,
            'bench-' || (i / 7) %% 5, 'rec-' || i,
            'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
@@ -117,7 +118,8 @@ FILL = [
            CASE WHEN i %% 10 IN (0, 1)
                 THEN (SELECT min(id) FROM poimen_artifact) + (i / 10) %% 1000 END,
            NULL,
-           now() - (%(records)s - i) * interval '2 seconds'
+           now() - (%(records)s - i) * interval '2 seconds',
+           ''
     FROM generate_series(1, %(records)s) AS i
     """,
     # A match for every matched record, and a second, weaker one for each exclusion.
@@ -138,12 +140,12 @@ FILL = [
     """,
     # Reviews: 0.9% of exclusions confirmed, 0.1% released, 0.1% of near misses excluded.
     """
-    INSERT INTO poimen_review (record_id, verdict, note, reviewer_id, created_at)
+    INSERT INTO poimen_review (record_id, verdict, note, reason, reviewer_id, created_at)
     SELECT id,
            CASE WHEN external_id LIKE '%%000' THEN 'false_positive'
                 WHEN status = 'excluded' THEN 'confirmed'
                 ELSE 'false_negative' END,
-           '', %(user)s, now() - interval '1 day'
+           '', '', %(user)s, now() - interval '1 day'
     FROM poimen_record
     WHERE (status = 'excluded' AND id %% 100 = 0) OR (best_overlap > 0 AND id %% 1000 = 1)
     """,
@@ -310,6 +312,10 @@ def measure(get, client, args):
         ("/exclusions/?source=bench-3&kind=reference", plain),
         ("/exclusions/?verdict=confirmed", results_fragment),
         ("/exclusions/?sort=time&kind=skill", plain),
+        ("/exclusions/?sort=closeness", results_fragment),
+        ("/exclusions/?sort=closeness&kind=skill&verdict=unreviewed", results_fragment),
+        ("/exclusions/?sort=artifact&kind=reference", results_fragment),
+        ("/exclusions/?artifact=artifact-7", results_fragment),
     ]
     searches = [
         (f"/exclusions/?q=Record {n}0:", results_fragment) for n in (1234, 56789, 4321, 98765)
@@ -320,6 +326,15 @@ def measure(get, client, args):
         ("/near-misses/?sort=time", results_fragment),
         (f"/near-misses/?after={near_first.next_cursor}", results_fragment),
         ("/near-misses/?overlap_min=0.5", results_fragment),
+        ("/near-misses/?sort=closeness", results_fragment),
+    ]
+    review_fragment = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "main"}
+    review_next = [
+        ("/review/?list=exclusions&sort=closeness", review_fragment),
+        ("/review/?list=exclusions&sort=closeness&kind=skill", review_fragment),
+        ("/review/?list=exclusions&sort=overlap&kind=reference", review_fragment),
+        ("/review/?list=near_misses&sort=closeness", review_fragment),
+        (f"/review/?list=exclusions&sort=time&run={run}", review_fragment),
     ]
     preview_fragment = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "preview"}
     previews = [
@@ -332,10 +347,14 @@ def measure(get, client, args):
         ("near-miss page", near_misses),
         ("threshold preview", previews),
         ("exclusions search", searches),
+        ("review mode next", review_next),
     ]:
         # Through the server each worker process warms its own caches.
         times = timed(get, urls, args.requests, warm=3 * SERVER_WORKERS if args.server else 3)
         rows.append((name, statistics.median(times), p95(times), max(times)))
+
+    if not args.server:
+        rows.append(("review mode verdict", *review_verdicts(client, args.requests)))
 
     # The preview's decision table is built on the first preview after the filter's
     # decisions changed (an ingest, a refilter, a threshold change).
@@ -346,6 +365,34 @@ def measure(get, client, args):
         client.get(url, **headers)
         cold.append((time.perf_counter() - started) * 1000)
     return rows, cold
+
+
+def review_verdicts(client, n: int) -> tuple[float, float, float]:
+    """Server time of n verdicts given in review mode (confirm the next unreviewed exclusion
+    nearest the threshold), each answered with the HX-Location of the next record. The
+    verdicts are undone afterwards, so a --keep run finds the same data."""
+    from poimen import selectors, services
+    from poimen.models import Review
+
+    listed = selectors.exclusion_list(filters=selectors.ListFilters(sort="closeness"))
+    times, given = [], []
+    for _ in range(n + 3):
+        record, cursor = selectors.next_unreviewed(listed, sort="closeness")
+        data = {"verdict": "confirmed", "seen": 0, "mode": "review", "next": "/review/"}
+        started = time.perf_counter()
+        response = client.post(
+            f"/records/{record.pk}/review/", data, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="main"
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        if response.status_code != 204:
+            raise SystemExit(f"review verdict: HTTP {response.status_code}")
+        given.append(record)
+        times.append(elapsed)
+    for record in given:
+        review = Review.objects.filter(record=record).order_by("-id").first()
+        services.review_undo(record=record, actor=None, seen_review_id=review.pk)
+    times = times[3:]  # the first three warm the connection and the caches
+    return statistics.median(times), p95(times), max(times)
 
 
 def report(rows, cold) -> int:

@@ -4,16 +4,20 @@ Filter forms never fail a page: a value that does not parse is dropped (and show
 beside its field), so a hand-edited or stale bookmark still opens.
 """
 
+from datetime import date
+
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from poimen.models import Event, KindPolicy, Record, Review
 from poimen.selectors import (
     AuditFilters,
     ListFilters,
+    artifact_ids_named,
     kinds_known,
     runs_for_filter,
 )
-from poimen.services import threshold_check
+from poimen.services import UNCHECKED, threshold_check
 
 VERDICT_FILTER_CHOICES = [
     ("", "any verdict"),
@@ -27,10 +31,33 @@ DECISION_FILTER_CHOICES = [
     (Record.Status.EXCLUDED, "excluded whole"),
     (Record.Status.REDACTED, "redacted (copied passages cut)"),
 ]
-SORT_CHOICES = [("overlap", "highest overlap first"), ("time", "newest first")]
+SORT_CHOICES = [
+    ("overlap", "highest overlap first"),
+    ("closeness", "nearest the threshold first"),
+    ("time", "newest first"),
+    ("artifact", "by artifact"),
+]
 # The largest id a database holds (a 64-bit signed integer): a bigger number is a form error,
 # not a value handed to the database (SQLite raises OverflowError on it).
 MAX_ID = 2**63 - 1
+# The days a date filter may name. Beyond them a day is a form error, not a value the
+# selectors turn into a time (9999-12-31 plus the day it covers overflows).
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(2999, 12, 31)
+
+
+class DayField(forms.DateField):
+    """A day of a filter, from FIRST_DAY to LAST_DAY, entered with the browser's date picker."""
+
+    widget = forms.DateInput(attrs={"type": "date"})
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+        self.widget.attrs.update(min=FIRST_DAY.isoformat(), max=LAST_DAY.isoformat())
+        self.validators += [
+            MinValueValidator(FIRST_DAY, f"a day from {FIRST_DAY} on"),
+            MaxValueValidator(LAST_DAY, f"a day until {LAST_DAY} at the latest"),
+        ]
 
 
 class ListFilterForm(forms.Form):
@@ -38,18 +65,26 @@ class ListFilterForm(forms.Form):
 
     q = forms.CharField(required=False, max_length=200, label="Search text")
     kind = forms.ChoiceField(required=False)
-    artifact = forms.IntegerField(
-        required=False, min_value=1, max_value=MAX_ID, label="Artifact id"
-    )
+    # An artifact's name (every version of it), "kind:name", or its id; completed from the
+    # names the desk knows (artifact_names).
+    artifact = forms.CharField(required=False, max_length=310, label="Artifact")
     overlap_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Overlap from")
     overlap_max = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
     verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
     decision = forms.ChoiceField(required=False, choices=DECISION_FILTER_CHOICES)
     source = forms.CharField(required=False, max_length=255)
     run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-    date_from = forms.DateField(required=False, label="Ingested from")
-    date_to = forms.DateField(required=False, label="until")
+    date_from = DayField(label="Ingested from")
+    date_to = DayField(label="until")
     sort = forms.ChoiceField(required=False, choices=SORT_CHOICES)
+
+    # How a filter reads in a sentence, where its label alone ("to") would not say it.
+    DESCRIBED_AS = {
+        "q": "text containing",
+        "overlap_min": "overlap at least",
+        "overlap_max": "overlap at most",
+        "date_to": "ingested until",
+    }
 
     def __init__(self, data=None, *, with_verdict: bool = True):
         super().__init__(data)
@@ -64,8 +99,6 @@ class ListFilterForm(forms.Form):
         # Placeholders that cannot be read as values already set.
         for name, placeholder in (("overlap_min", "min"), ("overlap_max", "max")):
             self.fields[name].widget.attrs.update(step="0.01", placeholder=placeholder)
-        for name in ("date_from", "date_to"):
-            self.fields[name].widget = forms.DateInput(attrs={"type": "date"})
         self.fields["q"].widget = forms.TextInput(
             attrs={
                 "type": "search",
@@ -74,8 +107,41 @@ class ListFilterForm(forms.Form):
                 "class": "search-field",
             }
         )
-        self.fields["artifact"].widget.attrs.update(placeholder="any")
+        self.fields["artifact"].widget.attrs.update(
+            placeholder="any artifact", list="artifact-names", autocomplete="off"
+        )
         self.fields["source"].widget.attrs.update(placeholder="any source")
+
+    def clean_artifact(self) -> tuple[int, ...]:
+        """The ids of the artifact named (all its versions), or of the id given."""
+        value = self.cleaned_data["artifact"].strip()
+        if not value:
+            return ()
+        if value.isdigit():
+            if not 1 <= int(value) <= MAX_ID:
+                raise forms.ValidationError(f"no artifact has the id {value}")
+            return (int(value),)
+        ids = artifact_ids_named(value)
+        if not ids:
+            raise forms.ValidationError(f"no artifact is named {value!r}")
+        return ids
+
+    def described(self) -> str:
+        """The filters in force, in words: "kind skill · verdict not reviewed · search “x”"."""
+        parts = []
+        for name, value in vars(self.filters()).items():
+            if value in (None, "", ()) or name == "sort":
+                continue
+            field = self.fields[name]
+            if isinstance(field, forms.ChoiceField):
+                value = dict(field.choices).get(value, value)
+            elif name == "artifact":
+                value = self.data.get("artifact", "").strip()
+            elif name == "q":
+                value = f"“{value}”"
+            label = self.DESCRIBED_AS.get(name) or field.label or name.replace("_", " ")
+            parts.append(f"{label.lower()} {value}")
+        return " · ".join(parts) or "no filters (every record of the list)"
 
     def filters(self) -> ListFilters:
         """The valid part of the input as selector filters (invalid fields are left out)."""
@@ -88,11 +154,35 @@ class ListFilterForm(forms.Form):
         return ListFilters(**values)
 
 
-class VerdictForm(forms.Form):
-    verdict = forms.ChoiceField(choices=Review.Verdict.choices)
+class SeenReviewForm(forms.Form):
+    """The verdict in force when the reviewer looked: the id of the review, 0 for none. Sent
+    with every verdict and undo from the desk, so the later of two racing verdicts is told."""
+
+    seen = forms.IntegerField(required=False, min_value=0, max_value=MAX_ID)
+
+    def seen_review_id(self):
+        """The review id seen, None for none; UNCHECKED when the post did not say."""
+        if self.cleaned_data.get("seen") is None:
+            return UNCHECKED
+        return self.cleaned_data["seen"] or None
+
+
+class VerdictForm(SeenReviewForm):
+    """A verdict; a reason alone (its own button and key) is a false positive for it."""
+
+    verdict = forms.ChoiceField(required=False, choices=Review.Verdict.choices)
+    reason = forms.ChoiceField(required=False, choices=Review.Reason.choices)
     note = forms.CharField(
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("reason") and not data.get("verdict"):
+            data["verdict"] = Review.Verdict.FALSE_POSITIVE
+        if not data.get("verdict"):
+            raise forms.ValidationError("That verdict is not one of the choices.")
+        return data
 
 
 class BulkVerdictForm(forms.Form):
@@ -112,12 +202,8 @@ class AuditFilterForm(forms.Form):
     type = forms.ChoiceField(required=False, choices=[("", "any type"), *Event.Type.choices])
     kind = forms.ChoiceField(required=False)
     actor = forms.CharField(required=False, max_length=150, label="Actor (user name)")
-    date_from = forms.DateField(
-        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
-    )
-    date_to = forms.DateField(
-        required=False, label="until", widget=forms.DateInput(attrs={"type": "date"})
-    )
+    date_from = DayField(label="From")
+    date_to = DayField(label="until")
 
     def __init__(self, data=None):
         super().__init__(data)

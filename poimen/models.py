@@ -285,6 +285,8 @@ class Event(models.Model):
         REVIEW_FALSE_POSITIVE = "review_false_positive"
         REVIEW_FALSE_NEGATIVE = "review_false_negative"
         REVIEW_UNDONE = "review_undone"
+        REVIEW_BULK = "review_bulk", "Bulk verdict"
+        REVIEW_BULK_UNDONE = "review_bulk_undone", "Bulk verdict undone"
         ARTIFACT_REGISTERED = "artifact_registered"
         RECORDS_REFILTERED = "records_refiltered"
         USER_ADDED = "user_added"
@@ -341,6 +343,9 @@ class Event(models.Model):
         ("decided_by", "decided by"),
         ("reason", "reason"),
         ("note", "note"),
+        ("filters", "filters"),
+        ("count", "records"),
+        ("kept", "kept as judged since"),
         ("external_id", "record id"),
         ("checked", "checked"),
         ("excluded", "excluded"),
@@ -382,16 +387,47 @@ class Review(models.Model):
         FALSE_POSITIVE = "false_positive", "false positive (release to evidence)"
         FALSE_NEGATIVE = "false_negative", "false negative (exclude)"
 
+    class Reason(models.TextChoices):
+        """Why a false positive is not a copy to keep out (each offered with one key)."""
+
+        QUOTED = "quoted", "quoted in a discussion"
+        REUSE = "reuse", "legitimate reuse"
+        BOILERPLATE = "boilerplate", "boilerplate"
+        OTHER = "other", "other (see the note)"
+
     record = models.ForeignKey(Record, on_delete=models.CASCADE, related_name="reviews")
     verdict = models.CharField(max_length=20, choices=Verdict.choices)
+    # Only a false positive has a reason (a database constraint says so).
+    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True)
     note = models.TextField(blank=True)
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The bulk verdict this review was given in (its one event lists the records), if any.
+    # No database constraint: the event table is append-only (no row of it is ever deleted),
+    # and a foreign key into it would make PostgreSQL refuse a TRUNCATE of it for a reason of
+    # its own before the append-only trigger can.
+    bulk = models.ForeignKey(
+        Event,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="bulk_reviews",
+        db_constraint=False,
+    )
+    # When someone undid it: a withdrawn verdict never holds again.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reviewer", "-id"], name="review_reviewer_latest")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reason="") | Q(verdict="false_positive"),
+                name="review_reason_only_on_false_positive",
+            )
+        ]
         permissions = [("review_record", "Can review the filter's decisions")]
 
     def __str__(self) -> str:

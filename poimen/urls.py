@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from poimen.api.urls import api_urls
-from poimen.views import artifacts, audit, export, lists, overview, record, runs, tuning
+from poimen.views import artifacts, audit, export, lists, overview, record, review, runs, tuning
 
 urlpatterns = [
     path(
@@ -28,6 +28,12 @@ urlpatterns = [
     path("", overview.overview, name="overview"),
     path("exclusions/", lists.exclusions, name="exclusions"),
     path("exclusions/bulk/", lists.exclusions_bulk, name="exclusions_bulk"),
+    path(
+        "exclusions/bulk/<int:event_id>/undo/",
+        lists.exclusions_bulk_undo,
+        name="exclusions_bulk_undo",
+    ),
+    path("review/", review.review, name="review"),
     path("export/", export.export, name="export"),
     path("near-misses/", lists.near_misses, name="near_misses"),
     path("records/<int:record_id>/", record.record, name="record"),

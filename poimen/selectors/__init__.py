@@ -9,8 +9,14 @@ The public names are gathered here, so a view asks `selectors.exclusion_list(...
 
 from poimen.policies import report_floor
 from poimen.selectors.api import api_artifact, api_artifacts, api_record, api_record_matches
-from poimen.selectors.artifacts import artifact_list, artifact_match_count, artifact_matches
-from poimen.selectors.audit import AuditFilters, audit_list, audit_page
+from poimen.selectors.artifacts import (
+    artifact_ids_named,
+    artifact_list,
+    artifact_match_count,
+    artifact_matches,
+    artifact_names,
+)
+from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
 from poimen.selectors.cache import caches_clear, data_version, decision_version
 from poimen.selectors.common import (
     COUNT_CAP,
@@ -23,6 +29,7 @@ from poimen.selectors.common import (
 from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
+    list_thresholds,
     on_derived_for,
     threshold_for,
     thresholds,
@@ -31,13 +38,29 @@ from poimen.selectors.lists import (
     ListFilters,
     exclusion_list,
     export_rows,
+    list_neighbours,
     list_row,
     near_miss_list,
 )
 from poimen.selectors.overview import KindCounts, kind_counts, totals
-from poimen.selectors.paging import Page, capped_count, neighbours, page_by_id, page_of
+from poimen.selectors.paging import (
+    Page,
+    Progress,
+    capped_count,
+    neighbours,
+    next_unreviewed,
+    page_by_id,
+    page_of,
+    review_progress,
+    reviewed_count,
+)
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
-from poimen.selectors.records import record_detail, record_events, record_matches
+from poimen.selectors.records import (
+    latest_own_verdict,
+    record_detail,
+    record_events,
+    record_matches,
+)
 from poimen.selectors.runs import (
     recent_runs,
     run_list,
@@ -76,11 +99,14 @@ __all__ = [
     "api_artifacts",
     "api_record",
     "api_record_matches",
+    "artifact_ids_named",
     "artifact_list",
+    "artifact_names",
     "artifact_match_count",
     "artifact_matches",
     "audit_list",
     "audit_page",
+    "bulks_undone",
     "caches_clear",
     "capped_count",
     "data_version",
@@ -92,7 +118,10 @@ __all__ = [
     "is_boilerplate",
     "kind_counts",
     "kinds_known",
+    "list_neighbours",
+    "latest_own_verdict",
     "list_row",
+    "list_thresholds",
     "near_miss_list",
     "neighbours",
     "overlap_histogram",
@@ -104,6 +133,10 @@ __all__ = [
     "record_events",
     "record_matches",
     "report_floor",
+    "reviewed_count",
+    "next_unreviewed",
+    "review_progress",
+    "Progress",
     "run_list",
     "runs_for_filter",
     "threshold_changes",

@@ -44,5 +44,19 @@ def artifact_matches(artifact: Artifact, limit: int = PAGE_SIZE) -> list[Match]:
     )
 
 
+def artifact_names() -> list[str]:
+    """Every artifact name the desk knows, once (for the artifact filter's completion)."""
+    return list(Artifact.objects.order_by("name").values_list("name", flat=True).distinct())
+
+
+def artifact_ids_named(value: str) -> tuple[int, ...]:
+    """The artifacts called `value` ("name" or "kind:name"), every version."""
+    rows = Artifact.objects.filter(name=value)
+    kind, colon, name = value.partition(":")
+    if colon and not rows.exists():
+        rows = Artifact.objects.filter(kind=kind, name=name)
+    return tuple(rows.order_by("id").values_list("id", flat=True))
+
+
 def artifact_match_count(artifact: Artifact) -> tuple[int, bool]:
     return capped_count(Match.objects.filter(artifact=artifact))

@@ -38,6 +38,15 @@ def audit_list(*, filters: AuditFilters) -> QuerySet:
     return events.order_by("-id")
 
 
+def bulks_undone(events) -> set[int]:
+    """Which of the bulk verdicts among `events` were undone (one query for a page)."""
+    ids = [e.pk for e in events if e.type == Event.Type.REVIEW_BULK]
+    if not ids:
+        return set()
+    undos = Event.objects.filter(type=Event.Type.REVIEW_BULK_UNDONE, data__bulk__in=ids)
+    return set(undos.values_list("data__bulk", flat=True))
+
+
 def audit_page(queryset: QuerySet, *, cursor: str = "", size: int | None = None) -> Page:
     """A page of the log, newest first."""
     return page_by_id(queryset, cursor=cursor, size=size)

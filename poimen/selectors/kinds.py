@@ -15,6 +15,15 @@ def thresholds() -> dict[str, float]:
     return dict(Policies.load().thresholds)
 
 
+def list_thresholds() -> dict:
+    """What a list row needs to show its overlap against its kind's threshold."""
+    policies = Policies.load()
+    return {
+        "thresholds": dict(policies.thresholds),
+        "default_threshold": policies.threshold_for(""),
+    }
+
+
 def threshold_for(kind: str) -> float:
     return Policies.load().threshold_for(kind)
 

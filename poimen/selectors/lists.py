@@ -3,13 +3,14 @@
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from django.db.models import Q, QuerySet, Value
-from django.db.models.functions import Greatest, Lower, StrIndex, Substr
+from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
+from django.db.models.functions import Abs, Greatest, Lower, StrIndex, Substr
 
 from poimen.derived_rule import at_most_threshold_condition
 from poimen.models import Artifact, Match, Record, Review
 from poimen.policies import Policies, report_floor
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
+from poimen.selectors.paging import neighbours, sorted_by
 
 # The statuses of the records the filter (or a reviewer) kept out of evidence, whole or in part.
 DECIDED_STATUSES = [Record.Status.EXCLUDED, Record.Status.REDACTED]
@@ -19,7 +20,7 @@ DECIDED_STATUSES = [Record.Status.EXCLUDED, Record.Status.REDACTED]
 class ListFilters:
     q: str = ""
     kind: str = ""
-    artifact: int | None = None
+    artifact: tuple[int, ...] = ()
     overlap_min: float | None = None
     overlap_max: float | None = None
     verdict: str = ""
@@ -41,8 +42,8 @@ def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     if filters.artifact:
         # The artifact a record was matched to best, or any artifact it matched above the floor.
         queryset = queryset.filter(
-            Q(best_artifact_id=filters.artifact)
-            | Q(id__in=Match.objects.filter(artifact_id=filters.artifact).values("record_id"))
+            Q(best_artifact_id__in=filters.artifact)
+            | Q(id__in=Match.objects.filter(artifact_id__in=filters.artifact).values("record_id"))
         )
     if filters.overlap_min is not None:
         queryset = queryset.filter(best_overlap__gte=filters.overlap_min)
@@ -77,10 +78,33 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
 
 
+def threshold_of_best_artifact():
+    """The threshold in force for each record's best artifact's kind, as an SQL expression."""
+    policies = Policies.load()
+    whens = []
+    for kind, threshold in policies.thresholds.items():
+        ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
+        if ids:
+            whens.append(When(best_artifact_id__in=ids, then=Value(threshold)))
+    default = Value(policies.threshold_for(""), output_field=FloatField())
+    return Case(*whens, default=default, output_field=FloatField()) if whens else default
+
+
+def with_sort_key(queryset: QuerySet, sort: str) -> QuerySet:
+    """The annotation a sort orders by, where it is not a field (closeness to the threshold)."""
+    if sort == "closeness":
+        return queryset.annotate(closeness=Abs(F("best_overlap") - threshold_of_best_artifact()))
+    return queryset
+
+
 def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
-    if sort == "time":
-        return queryset.order_by("-created_at", "-id")
-    return queryset.order_by("-best_overlap", "-id")
+    return sorted_by(with_sort_key(queryset, sort), sort)
+
+
+def list_neighbours(queryset: QuerySet, record: Record, *, sort: str):
+    """The records before and after `record` in a sorted list (it need not be in it now)."""
+    keyed = with_sort_key(Record.objects.filter(pk=record.pk), sort).get()
+    return neighbours(queryset, keyed, sort=sort)
 
 
 def exclusion_list(*, filters: ListFilters) -> QuerySet:
@@ -122,6 +146,8 @@ def list_row(record_id: int) -> Record:
 
 def export_rows(queryset: QuerySet):
     """Every row of a filtered list, streamed: (record, best artifact) without loading them all."""
-    queryset = queryset.order_by("-id").select_related("best_artifact", "review")
+    queryset = queryset.order_by("-id").select_related(
+        "best_artifact", "review", "review__reviewer"
+    )
     queryset = queryset.defer("best_artifact__text", "best_artifact__shingles", "metadata")
     return queryset.iterator(chunk_size=2000)

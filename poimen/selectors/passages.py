@@ -1,7 +1,9 @@
 """The passages a record shares with an artifact, for the side-by-side view, each marked when
 it is boilerplate (text common to many artifacts: a licence, a stock heading)."""
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 import numpy as np
 from django.db.models import Count, Max
@@ -23,6 +25,36 @@ class MarkedPassage:
     artifact_span: tuple[int, int] | None
     shared: int
     boilerplate: bool
+    # Word-level differences inside the passage, as character spans of each text: the words
+    # the record changed or inserted, and the artifact's words it changed or dropped.
+    record_changes: tuple[tuple[int, int], ...] = field(default=())
+    artifact_changes: tuple[tuple[int, int], ...] = field(default=())
+
+
+WORD = re.compile(r"\S+")
+
+
+def _words(text: str, span: tuple[int, int]) -> list[tuple[str, int, int]]:
+    start, end = span
+    return [(m.group().casefold(), m.start(), m.end()) for m in WORD.finditer(text, start, end)]
+
+
+def word_changes(
+    record_text: str, record_span, artifact_text: str, artifact_span
+) -> tuple[tuple, tuple]:
+    """The words that differ between a passage's two sides, as spans in each text."""
+    ours = _words(record_text, record_span)
+    theirs = _words(artifact_text, artifact_span)
+    matcher = SequenceMatcher(None, [w for w, _, _ in ours], [w for w, _, _ in theirs], False)
+    record_changes, artifact_changes = [], []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if a2 > a1:
+            record_changes.append((ours[a1][1], ours[a2 - 1][2]))
+        if b2 > b1:
+            artifact_changes.append((theirs[b1][1], theirs[b2 - 1][2]))
+    return tuple(record_changes), tuple(artifact_changes)
 
 
 def _shingle_document_frequency() -> tuple[np.ndarray, np.ndarray]:
@@ -67,13 +99,20 @@ def is_boilerplate(passage_text: str) -> bool:
 
 def passages_for(record: Record, artifact: Artifact) -> list[MarkedPassage]:
     passages = match_passages(record.text, artifact_to_record(artifact))
-    return [
-        MarkedPassage(
-            number=p.number,
-            record_span=p.record_span,
-            artifact_span=p.artifact_span,
-            shared=p.shared,
-            boilerplate=is_boilerplate(record.text[p.record_span[0] : p.record_span[1]]),
+    marked = []
+    for p in passages:
+        changes = ((), ())
+        if p.artifact_span is not None and artifact.text:
+            changes = word_changes(record.text, p.record_span, artifact.text, p.artifact_span)
+        marked.append(
+            MarkedPassage(
+                number=p.number,
+                record_span=p.record_span,
+                artifact_span=p.artifact_span,
+                shared=p.shared,
+                boilerplate=is_boilerplate(record.text[p.record_span[0] : p.record_span[1]]),
+                record_changes=changes[0],
+                artifact_changes=changes[1],
+            )
         )
-        for p in passages
-    ]
+    return marked

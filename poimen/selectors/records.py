@@ -1,6 +1,8 @@
 """One record as the record view shows it: the record, its matches, its history."""
 
-from poimen.models import Event, Match, Record
+from django.db.models import F, Q
+
+from poimen.models import Event, Match, Record, Review
 
 
 def record_detail(record_id: int) -> Record:
@@ -15,7 +17,22 @@ def record_matches(record: Record) -> list[Match]:
     )
 
 
-def record_events(record: Record) -> list[Event]:
-    return list(
-        Event.objects.filter(record=record).select_related("actor", "artifact").order_by("-id")
+def latest_own_verdict(user) -> Review | None:
+    """`user`'s latest single verdict that is still the one in force on its record."""
+    return (
+        Review.objects.filter(reviewer=user, withdrawn_at=None, bulk=None, record__review=F("pk"))
+        .order_by("-id")
+        .first()
     )
+
+
+def record_events(record: Record) -> list[Event]:
+    """The record's own events, and the bulk verdicts (one event each) that judged it."""
+    bulks = list(
+        Review.objects.filter(record=record, bulk__isnull=False).values_list("bulk_id", flat=True)
+    )
+    mine = Q(record=record)
+    if bulks:
+        mine |= Q(pk__in=bulks) | Q(type=Event.Type.REVIEW_BULK_UNDONE, data__bulk__in=bulks)
+    events = Event.objects.filter(mine)
+    return list(events.select_related("actor", "artifact").order_by("-id"))

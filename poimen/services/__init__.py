@@ -13,6 +13,7 @@ from poimen.services.artifacts import (
     artifacts_import,
     manifest_export,
 )
+from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
 from poimen.services.common import InputError
 from poimen.services.decisions import (
     Offender,
@@ -35,7 +36,7 @@ from poimen.services.export import (
 from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
-from poimen.services.reviews import review_record, review_undo, reviews_bulk
+from poimen.services.reviews import UNCHECKED, ReviewConflict, review_record, review_undo
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -68,6 +69,10 @@ __all__ = [
     "review_record",
     "review_undo",
     "reviews_bulk",
+    "reviews_bulk_undo",
+    "bulk_undone",
+    "ReviewConflict",
+    "UNCHECKED",
     "role_assign",
     "threshold_change",
     "threshold_check",

@@ -66,6 +66,26 @@ EXPORT_FIELDS = (
         "the reviewer's verdict in force (confirmed, false_positive, false_negative), or null",
         lambda r: r.review.verdict if r.review else None,
     ),
+    ExportField(
+        "reason",
+        "why a false positive is not a copy (quoted, reuse, boilerplate, other), or null",
+        lambda r: (r.review.reason or None) if r.review else None,
+    ),
+    ExportField(
+        "reviewer",
+        "who gave that verdict (a user name), or null",
+        lambda r: r.review.reviewer.get_username() if r.review and r.review.reviewer else None,
+    ),
+    ExportField(
+        "note",
+        "the note given with that verdict, or null",
+        lambda r: r.review.note if r.review else None,
+    ),
+    ExportField(
+        "reviewed_at",
+        "when that verdict was given, ISO 8601, or null",
+        lambda r: r.review.created_at.isoformat() if r.review else None,
+    ),
     ExportField("run", "the ingest run that stored it", lambda r: r.run_id),
     ExportField("created_at", "when it was ingested, ISO 8601", lambda r: r.created_at.isoformat()),
 )

@@ -1,6 +1,7 @@
 """Reviewers' verdicts: they outrank the filter until someone changes them; an event each."""
 
 from django.db import transaction
+from django.utils import timezone
 
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
@@ -26,13 +27,18 @@ def _review_snapshot(record: Record, old_status: str) -> dict:
     }
 
 
-def _review_apply(record: Record, verdict, actor, note: str) -> Review:
-    review = Review.objects.create(record=record, verdict=verdict, note=note, reviewer=actor)
+def _review_apply(record: Record, verdict, actor, note: str, reason: str = "") -> Review:
+    review = Review.objects.create(
+        record=record, verdict=verdict, note=note, reviewer=actor, reason=reason
+    )
     old_status = record.status
     record.review = review
     record.status = review.status_for(record)
     record.save(update_fields=["review", "status"])
-    _review_event(record, old_status, verdict, actor, note).save()
+    event = _review_event(record, old_status, verdict, actor, note)
+    if reason:
+        event.data["reason"] = Review.Reason(reason).label
+    event.save()
     return review
 
 
@@ -57,68 +63,92 @@ def _verdict(value: str) -> Review.Verdict:
         raise InputError(f"verdict {value!r} is not one of {choices}") from None
 
 
-def review_record(*, record: Record, verdict: str, actor, note: str = "") -> Review:
-    """A reviewer's verdict: it outranks the filter until someone changes it; an event each."""
-    verdict = _verdict(verdict)
-    with transaction.atomic():
-        record = (
-            Record.objects.select_for_update(of=("self",))
-            .select_related("best_artifact")
-            .get(pk=record.pk)
+class ReviewConflict(InputError):
+    """Another reviewer's verdict landed between the page being shown and this one posted.
+
+    `current` is the verdict in force (None when theirs was an undo): the desk shows it."""
+
+    def __init__(self, record: Record, current: Review | None):
+        self.record = record
+        self.current = current
+        if current is None:
+            said = "someone withdrew the verdict you saw"
+        else:
+            who = current.reviewer.get_username() if current.reviewer else "someone"
+            said = (
+                f"{who} judged it {current.get_verdict_display()} at {current.created_at:%H:%M:%S}"
+            )
+        super().__init__(
+            f"record #{record.pk}: {said} while you were deciding; that holds and yours was "
+            "not recorded. Look again and judge it if you still disagree."
         )
+
+
+# Passed as `seen_review_id` by a caller that does not know what the reviewer saw.
+UNCHECKED = object()
+
+
+def _locked(record_id: int) -> Record:
+    return (
+        Record.objects.select_for_update(of=("self",))
+        .select_related("best_artifact", "review", "review__reviewer")
+        .get(pk=record_id)
+    )
+
+
+def _check_seen(record: Record, seen_review_id) -> None:
+    """Optimistic concurrency on a record's review: the verdict in force must be the one the
+    reviewer saw (its id, None for none), else the later of two racing verdicts is refused."""
+    if seen_review_id is not UNCHECKED and record.review_id != seen_review_id:
+        raise ReviewConflict(record, record.review)
+
+
+def _reason(verdict: Review.Verdict, reason: str) -> str:
+    if not reason:
+        return ""
+    if reason not in Review.Reason.values:
+        raise InputError(f"reason {reason!r} is not one of {', '.join(Review.Reason.values)}")
+    if verdict != Review.Verdict.FALSE_POSITIVE:
+        raise InputError("only a false positive has a reason")
+    return reason
+
+
+def review_record(
+    *,
+    record: Record,
+    verdict: str,
+    actor,
+    note: str = "",
+    reason: str = "",
+    seen_review_id=UNCHECKED,
+) -> Review:
+    """A reviewer's verdict: it outranks the filter until someone changes it; an event each.
+    With `seen_review_id` (the review in force when the reviewer looked, None for none), a
+    verdict another reviewer gave meanwhile is not overwritten: ReviewConflict."""
+    verdict = _verdict(verdict)
+    reason = _reason(verdict, reason)
+    with transaction.atomic():
+        record = _locked(record.pk)
+        _check_seen(record, seen_review_id)
         misfit = verdict_misfit(record, verdict)  # the rule the desk's buttons ask too
         if misfit:
             raise InputError(misfit)
-        return _review_apply(record, verdict, actor, note)
+        return _review_apply(record, verdict, actor, note, reason)
 
 
-def reviews_bulk(*, records, verdict: str, actor, note: str = "") -> int:
-    """The same verdict on every record of a queryset (one transaction); returns how many.
-    A review and an event each, as one verdict would write them, written a thousand at a time.
-    If the verdict does not fit one of them, none is judged."""
-    verdict = _verdict(verdict)
-    applied = 0
-    with transaction.atomic():
-        ids = list(records.order_by("pk").values_list("pk", flat=True))
-        for start in range(0, len(ids), 1000):
-            chunk = list(
-                Record.objects.select_for_update(of=("self",))
-                .select_related("best_artifact")
-                .filter(pk__in=ids[start : start + 1000])
-                .order_by("pk")
-            )
-            for record in chunk:
-                misfit = verdict_misfit(record, verdict)
-                if misfit:
-                    raise InputError(f"record #{record.pk}: {misfit}; nothing was judged")
-            reviews = Review.objects.bulk_create(
-                [Review(record=r, verdict=verdict, note=note, reviewer=actor) for r in chunk]
-            )
-            events = []
-            for record, review in zip(chunk, reviews, strict=True):
-                old_status = record.status
-                record.review = review
-                record.status = review.status_for(record)
-                events.append(_review_event(record, old_status, verdict, actor, note))
-            Record.objects.bulk_update(chunk, ["review", "status"])
-            Event.objects.bulk_create(events)
-            applied += len(chunk)
-    return applied
-
-
-def review_undo(*, record: Record, actor, note: str = "") -> Record:
+def review_undo(*, record: Record, actor, note: str = "", seen_review_id=UNCHECKED) -> Record:
     """Withdraw the verdict in force: the verdict it replaced holds again, or the filter's
-    decision if there was none (a new event; the withdrawn review is kept)."""
+    decision if there was none (a new event; the withdrawn review is kept, marked withdrawn).
+    With `seen_review_id`, only that verdict is withdrawn (not one given since)."""
     with transaction.atomic():
-        record = (
-            Record.objects.select_for_update(of=("self",))
-            .select_related("review", "best_artifact")
-            .get(pk=record.pk)
-        )
+        record = _locked(record.pk)
         if record.review_id is None:
             raise InputError("this record has no review to undo")
+        _check_seen(record, seen_review_id)
         undone = record.review
         old_status = record.status
+        undone.withdrawn_at = timezone.now()
+        undone.save(update_fields=["withdrawn_at"])
         record.review = _review_replaced_by(undone)
         record.status = status_in_force(record)
         record.save(update_fields=["review", "status"])
@@ -145,13 +175,9 @@ def review_undo(*, record: Record, actor, note: str = "") -> Record:
 
 def _review_replaced_by(review: Review) -> Review | None:
     """The verdict that was in force when `review` was given: the latest earlier review of
-    the record that has not been undone itself. A mis-keyed verdict undone loses nothing."""
-    undone = Event.objects.filter(
-        record_id=review.record_id, type=Event.Type.REVIEW_UNDONE
-    ).values_list("data__undone__review", flat=True)
+    the record that has not been withdrawn itself. A mis-keyed verdict undone loses nothing."""
     return (
-        Review.objects.filter(record_id=review.record_id, pk__lt=review.pk)
-        .exclude(pk__in=[pk for pk in undone if pk is not None])
+        Review.objects.filter(record_id=review.record_id, pk__lt=review.pk, withdrawn_at=None)
         .order_by("-pk")
         .first()
     )

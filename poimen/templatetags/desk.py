@@ -61,6 +61,7 @@ def _highlighted(text: str, passages, side: str, begin: int, finish: int):
         if passage.boilerplate:
             classes += " boilerplate"
             title += " (boilerplate: common to many artifacts)"
+        changes = passage.record_changes if side == "record" else passage.artifact_changes
         pieces.append(
             format_html(
                 '<mark class="{}" data-passage="{}"{} title="{}">{}</mark>',
@@ -68,11 +69,66 @@ def _highlighted(text: str, passages, side: str, begin: int, finish: int):
                 passage.number,
                 format_html(' id="{}-p{}"', side, passage.number) if first_piece else "",
                 title,
-                text[start:end],
+                _with_changes(text, start, end, changes, side),
             )
         )
         position = end
     pieces.append(conditional_escape(text[position:finish]))
+    return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
+
+
+# The passage strip beside a pane is drawn on a 1,000-unit-tall SVG; a passage gets at least
+# this many units, so a short one stays a mark one can see and click.
+STRIP_UNITS, STRIP_LEAST = 1000, 6
+
+
+@register.simple_tag
+def passage_strip(passages, side: str, length: int) -> list[dict]:
+    """Where each passage lies in the whole text of `side`, as bands of a strip (y, height in
+    STRIP_UNITS), with the passage's number and colour, for the strip beside the pane."""
+    bands = []
+    for passage in passages:
+        span = passage.record_span if side == "record" else passage.artifact_span
+        if span is None or not length:
+            continue
+        y = span[0] * STRIP_UNITS / length
+        height = max((span[1] - span[0]) * STRIP_UNITS / length, STRIP_LEAST)
+        bands.append(
+            {
+                "number": passage.number,
+                "y": round(min(y, STRIP_UNITS - height), 1),
+                "height": round(height, 1),
+                "colour": "boilerplate"
+                if passage.boilerplate
+                else (passage.number - 1) % COLOURS + 1,
+            }
+        )
+    return bands
+
+
+def _with_changes(text: str, start: int, end: int, changes, side: str):
+    """text[start:end] with the words that differ from the other side marked: on the record
+    side what it changed or inserted (<ins>), on the artifact side what it lost (<del>)."""
+    tag = "ins" if side == "record" else "del"
+    what = "changed or inserted by the record" if side == "record" else "changed or dropped"
+    pieces = []
+    position = start
+    for change_start, change_end in changes:
+        change_start, change_end = max(change_start, position), min(change_end, end)
+        if change_start >= change_end:
+            continue
+        pieces.append(conditional_escape(text[position:change_start]))
+        pieces.append(
+            format_html(
+                '<{} class="word-change" title="{}">{}</{}>',
+                tag,
+                what,
+                text[change_start:change_end],
+                tag,
+            )
+        )
+        position = change_end
+    pieces.append(conditional_escape(text[position:end]))
     return mark_safe("".join(str(piece) for piece in pieces))  # every piece escaped above
 
 
@@ -145,6 +201,47 @@ def overlap(value) -> str:
     if value is None:
         return "–"
     return f"{value:.2f}"
+
+
+# An overlap is shown with two decimals, or as many more (up to six) as it takes to tell it
+# from the threshold it is held against: a near miss reads 0.797, not 0.80.
+LEAST_DIGITS, MOST_DIGITS = 2, 6
+
+
+def decisive_digits(value: float, reference: float) -> int:
+    """The fewest decimals (2 to 6) at which `value` and `reference` read differently."""
+    for digits in range(LEAST_DIGITS, MOST_DIGITS + 1):
+        if f"{value:.{digits}f}" != f"{reference:.{digits}f}":
+            return digits
+    return MOST_DIGITS if value != reference else LEAST_DIGITS + 1
+
+
+@register.filter
+def overlap_near(value, reference) -> str:
+    """`value` with the precision that tells it from `reference` (a threshold)."""
+    if value is None:
+        return "–"
+    if reference in (None, ""):
+        return overlap(value)
+    return f"{value:.{decisive_digits(value, float(reference))}f}"
+
+
+@register.filter
+def overlap_against(value, reference) -> str:
+    """The decision in numbers: "0.797 < 0.800", "0.912 > 0.900", "0.800 = 0.800" (a record
+    is derived when its overlap exceeds the threshold, so equal is not over)."""
+    if value is None or reference in (None, ""):
+        return overlap(value)
+    reference = float(reference)
+    digits = decisive_digits(value, reference)
+    relation = ">" if value > reference else "<" if value < reference else "="
+    return f"{value:.{digits}f} {relation} {reference:.{digits}f}"
+
+
+@register.simple_tag
+def overlap_in_kind(value, thresholds: dict, kind: str, default: float) -> str:
+    """`value` with the precision that tells it from the threshold of `kind`."""
+    return overlap_near(value, thresholds.get(kind, default))
 
 
 @register.filter

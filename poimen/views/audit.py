@@ -12,5 +12,5 @@ def audit(request):
     form = AuditFilterForm(request.GET)
     queryset = selectors.audit_list(filters=form.filters())
     page = selectors.audit_page(queryset, cursor=request.GET.get("after", ""))
-    context = {"form": form, "page": page}
+    context = {"form": form, "page": page, "bulks_undone": selectors.bulks_undone(page.items)}
     return render_page(request, "audit.html", context, fragments=("content", "results"))

@@ -2,14 +2,21 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
 from poimen.forms import BulkVerdictForm
-from poimen.models import Review
-from poimen.views.common import LISTS, list_form, list_query, render_page, require_review
+from poimen.models import Event, Review
+from poimen.views.common import (
+    LISTS,
+    list_form,
+    list_query,
+    render_page,
+    require_review,
+    safe_next,
+)
 
 # A bulk verdict runs inside one request, a review and an event per record (about 0.5 ms each
 # on PostgreSQL, written a thousand at a time): beyond this many, some ten seconds' work, the
@@ -25,15 +32,32 @@ def _list_context(request, list_name: str):
     return {
         "form": form,
         "filters": filters,
+        "queryset": queryset,
         "page": page,
         "list_name": list_name,
         "list_query": list_query(request),
+        **selectors.list_thresholds(),
+        "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
     }
+
+
+def _last_bulk(request) -> Event | None:
+    """The bulk verdict this reviewer just gave, while it can still be undone."""
+    event_id = request.session.get("last_bulk")
+    if not event_id:
+        return None
+    event = Event.objects.filter(pk=event_id, type=Event.Type.REVIEW_BULK).first()
+    if event is None or services.bulk_undone(event) is not None:
+        request.session.pop("last_bulk", None)
+        return None
+    return event
 
 
 @require_GET
 def exclusions(request):
     context = _list_context(request, "exclusions")
+    context["last_bulk"] = _last_bulk(request)
+    context["reviewed"] = selectors.reviewed_count(context["page"], context["queryset"])
     return render_page(request, "exclusions.html", context, fragments=("content", "results"))
 
 
@@ -79,18 +103,22 @@ def exclusions_bulk(request):
             )
         else:
             try:
-                applied = services.reviews_bulk(
+                event = services.reviews_bulk(
                     records=queryset,
                     verdict=bulk_form.cleaned_data["verdict"],
                     note=bulk_form.cleaned_data["note"],
                     actor=request.user,
+                    filters_described=form.described(),
                 )
             except ValidationError as error:  # the verdict does not fit one of the records
                 refused = " ".join(error.messages)
             else:
                 label = Review.Verdict(bulk_form.cleaned_data["verdict"]).label
-                messages.success(request, f"{applied:,} records marked {label}.")
-                return redirect(f"{reverse('exclusions')}?{list_query(request)}")
+                messages.success(request, f"{event.data['count']:,} records marked {label}.")
+                request.session["last_bulk"] = event.pk
+                return redirect(
+                    "?".join(filter(None, [reverse("exclusions"), list_query(request)]))
+                )
     context = {
         "form": form,
         "bulk_form": bulk_form,
@@ -101,6 +129,27 @@ def exclusions_bulk(request):
         "unclear": unclear,
         "bulk_limit": BULK_LIMIT,
         "list_query": list_query(request),
+        "described": form.described(),
     }
     status = 400 if request.method == "POST" and not changed else 200
     return render_page(request, "exclusions_bulk.html", context, status=status)
+
+
+@require_POST
+def exclusions_bulk_undo(request, event_id: int):
+    """Undo a bulk verdict as one unit (one event), then back to where it was asked."""
+    require_review(request)
+    event = get_object_or_404(Event, pk=event_id, type=Event.Type.REVIEW_BULK)
+    try:
+        undo = services.reviews_bulk_undo(event=event, actor=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        request.session.pop("last_bulk", None)
+        kept = undo.data["kept"]
+        messages.success(
+            request,
+            f"Bulk verdict undone: {undo.data['count']:,} records have their previous verdict "
+            "again" + (f"; {kept:,} judged again since keep that verdict." if kept else "."),
+        )
+    return redirect(safe_next(request, request.POST.get("next", ""), reverse("exclusions")))

@@ -1,5 +1,7 @@
 """A record: side by side with the artifact it matched, its history; verdicts and undo."""
 
+import json
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
@@ -8,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from poimen import selectors, services
-from poimen.forms import VerdictForm
+from poimen.forms import SeenReviewForm, VerdictForm
 from poimen.models import Record, Review
 from poimen.views.common import (
     LISTS,
@@ -26,6 +28,13 @@ def record(request, record_id: int):
         record = selectors.record_detail(record_id)
     except Record.DoesNotExist:
         raise Http404("No such record") from None
+    context = record_context(request, record, request.GET.get("list", ""))
+    return render_page(request, "record.html", context, fragments=("content", "comparison"))
+
+
+def record_context(request, record: Record, list_name: str, *, neighbours: bool = True) -> dict:
+    """What the record page shows of `record`, opened from list `list_name` (or none); with
+    `neighbours` False (review mode moves on by itself) no previous and next are looked up."""
     matches = selectors.record_matches(record)
     shown = matches[0] if matches else None
     wanted = request.GET.get("match")
@@ -33,18 +42,17 @@ def record(request, record_id: int):
         shown = next((m for m in matches if str(m.pk) == wanted), shown)
     passages = selectors.passages_for(record, shown.artifact) if shown else []
 
-    list_name = request.GET.get("list", "")
     previous_id = next_id = None
     query = list_query(request)
-    if list_name in LISTS:
+    if list_name in LISTS and neighbours:
         filters = list_form(request, list_name).filters()
-        previous_id, next_id = selectors.neighbours(
+        previous_id, next_id = selectors.list_neighbours(
             LISTS[list_name](filters=filters), record, sort=filters.sort
         )
     context_query = (
         "&".join(filter(None, [f"list={list_name}", query])) if list_name in LISTS else ""
     )
-    context = {
+    return {
         "record": record,
         "matches": matches,
         "shown": shown,
@@ -52,6 +60,7 @@ def record(request, record_id: int):
         "threshold_now": selectors.threshold_for(shown.artifact.kind) if shown else None,
         "events": selectors.record_events(record),
         "verdict_form": VerdictForm(),
+        "reasons": Review.Reason.choices,
         "last_verdict": _last_verdict(request, record),
         "list_name": list_name,
         "context_query": context_query,
@@ -62,31 +71,53 @@ def record(request, record_id: int):
         if list_name in LISTS
         else "",
     }
-    return render_page(request, "record.html", context, fragments=("content", "comparison"))
 
 
-def _last_verdict(request, record: Record) -> int | None:
-    """The record judged just before this page, if it still has a verdict to undo."""
-    last = request.session.get("last_verdict")
-    if not last or last == record.pk:
+def _last_verdict(request, record: Record):
+    """The reviewer's own latest verdict still in force on another record: `u` undoes it, and
+    then the one before (undo goes back as many levels as there are)."""
+    if not request.user.has_perm("poimen.review_record"):
         return None
-    return Record.objects.filter(pk=last, review__isnull=False).values_list("pk", flat=True).first()
+    last = selectors.latest_own_verdict(request.user)
+    return last if last is not None and last.record_id != record.pk else None
+
+
+def _row(request, record: Record, list_name: str, conflict: str = ""):
+    context = {
+        "row": selectors.list_row(record.pk),
+        "list_name": list_name,
+        "list_query": "",
+        "conflict": conflict,
+        **selectors.list_thresholds(),
+    }
+    return render(request, "_list_results.html#row", context)
 
 
 def _after_verdict(request, record: Record, message: str):
     """htmx from a list row: the row again. Otherwise on to `next` (the following record)."""
     row = request.POST.get("row", "")
     if request.htmx and row in LISTS:
-        context = {"row": selectors.list_row(record.pk), "list_name": row, "list_query": ""}
-        return render(request, "_list_results.html#row", context)
+        return _row(request, record, row)
+    following = safe_next(request, request.POST.get("next", ""), "")
+    if request.htmx and request.POST.get("mode") == "review" and following:
+        # Review mode: on to the next record without a page load (htmx fetches it into main
+        # and pushes its URL).
+        location = json.dumps({"path": following, "target": "#main"})
+        return HttpResponse(status=204, headers={"HX-Location": location})
     messages.success(request, message)
-    # The next page offers to undo this (u), so a mis-key costs one more key.
-    request.session["last_verdict"] = record.pk if "undo" not in request.path else None
     fallback = reverse("record", args=[record.pk])
     return redirect(safe_next(request, request.POST.get("next", ""), fallback))
 
 
 def _refused(request, record: Record, error: ValidationError):
+    """The reason a verdict was not recorded. Lost to another reviewer's verdict, the row or
+    the record is shown again as it now stands, with theirs and who gave it."""
+    if isinstance(error, services.ReviewConflict):
+        row = request.POST.get("row", "")
+        if request.htmx and row in LISTS:
+            return _row(request, record, row, conflict=str(error))
+        messages.error(request, str(error))
+        return redirect(reverse("record", args=[record.pk]))
     if request.htmx:
         return HttpResponse(" ".join(error.messages), status=400)
     messages.error(request, " ".join(error.messages))
@@ -103,7 +134,12 @@ def record_review(request, record_id: int):
     verdict = form.cleaned_data["verdict"]
     try:
         services.review_record(
-            record=record, verdict=verdict, note=form.cleaned_data["note"], actor=request.user
+            record=record,
+            verdict=verdict,
+            note=form.cleaned_data["note"],
+            reason=form.cleaned_data["reason"],
+            actor=request.user,
+            seen_review_id=form.seen_review_id(),
         )
     except ValidationError as error:
         return _refused(request, record, error)
@@ -115,8 +151,13 @@ def record_review(request, record_id: int):
 def record_undo(request, record_id: int):
     require_review(request)
     record = get_object_or_404(Record, pk=record_id)
+    form = SeenReviewForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse("The verdict seen is not a review id.", status=400)
     try:
-        services.review_undo(record=record, actor=request.user)
+        services.review_undo(
+            record=record, actor=request.user, seen_review_id=form.seen_review_id()
+        )
     except ValidationError as error:
         return _refused(request, record, error)
     return _after_verdict(request, record, f"Record #{record.pk}: verdict undone.")

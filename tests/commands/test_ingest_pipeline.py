@@ -153,6 +153,10 @@ def test_export_records_writes_each_decision(copies, tmp_path):
         "artifact": "release-notes",
         "overlap": lines["copy"]["overlap"],
         "verdict": None,
+        "reason": None,
+        "reviewer": None,
+        "note": None,
+        "reviewed_at": None,
         "run": copy.run_id,
         "created_at": copy.created_at.isoformat(),
     }

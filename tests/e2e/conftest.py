@@ -90,3 +90,38 @@ def log_in(page, live_server):
         return page
 
     return go
+
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+# What the desk must never have: axe-core's two worst levels.
+AXE_FAILING_IMPACTS = {"serious", "critical"}
+
+
+@pytest.fixture
+def axe_page(browser, browser_context_args):
+    """A page whose context lets Playwright's add_script_tag inject axe-core from the local
+    file (the desk's CSP forbids inline script, rightly; the other tests keep it in force)."""
+    if not AXE.exists():
+        pytest.fail("axe-core is not installed: run scripts/ensure-axe.", pytrace=False)
+    context = browser.new_context(**browser_context_args, bypass_csp=True)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def axe_violations():
+    """axe_violations(page) -> the serious and critical violations on the page, each as
+    "rule (impact): n nodes, e.g. selector"."""
+
+    def check(page) -> list[str]:
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })")
+        return [
+            f"{v['id']} ({v['impact']}): {len(v['nodes'])} nodes, e.g. "
+            f"{v['nodes'][0]['target']} {v['nodes'][0].get('failureSummary', '')[:160]}"
+            for v in result["violations"]
+            if v["impact"] in AXE_FAILING_IMPACTS
+        ]
+
+    return check

@@ -144,6 +144,7 @@ def test_judge_by_keyboard_and_undo(
     page.keyboard.press("?")
     expect(page.locator("#keys-help")).to_be_hidden()
     # Keys typed into a field are text, not verdicts.
+    page.get_by_text("Add a note").click()
     page.get_by_label("Note (optional)").press("f")
     expect(page.get_by_label("Note (optional)")).to_have_value("f")
     assert Record.objects.get(pk=first_id).review_id is None

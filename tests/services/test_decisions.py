@@ -236,8 +236,8 @@ def test_a_false_negative_verdict_excludes_a_near_miss(ingested, admin_user):
 
 
 def test_bulk_verdicts_apply_to_every_record_of_a_queryset(ingested, admin_user):
-    applied = reviews_bulk(records=Record.objects.all(), verdict="false_positive", actor=admin_user)
-    assert applied == 3
+    event = reviews_bulk(records=Record.objects.all(), verdict="false_positive", actor=admin_user)
+    assert event.data["count"] == 3
     assert set(Record.objects.values_list("status", flat=True)) == {"evidence"}
 
 

@@ -219,7 +219,42 @@ def test_bulk_verdict_applies_to_the_whole_filtered_set(logged_in, desk_data, re
     assert "kind=skill" in response["Location"]
     reviewed = Record.objects.filter(review__verdict="confirmed")
     assert {r.external_id for r in reviewed} == {"verbatim", "script"}
-    assert Event.objects.filter(type="review_confirmed", actor=reviewer).count() == 2
+    # One event for the bulk, listing its records and saying which filters chose them.
+    event = Event.objects.get(type="review_bulk", actor=reviewer)
+    assert sorted(event.data["records"]) == sorted(r.pk for r in reviewed)
+    assert event.data["filters"] == "kind skill · verdict not reviewed"
+    assert not Event.objects.filter(type="review_confirmed").exists()
+
+
+def test_bulk_verdict_is_confirmed_with_its_filters_in_words(logged_in, desk_data):
+    url = reverse("exclusions_bulk") + "?kind=skill&overlap_min=0.5&q=release"
+    html = logged_in.get(url).content.decode()
+    assert "text containing “release” · kind skill · overlap at least 0.5" in html
+
+
+def test_a_bulk_verdict_is_undone_as_one_unit_from_the_list(logged_in, desk_data, reviewer):
+    url = reverse("exclusions_bulk") + "?kind=skill"
+    logged_in.post(url, {"verdict": "false_positive", "expected": 2})
+    assert Record.objects.filter(status="evidence").count() == 4
+    listing = logged_in.get(reverse("exclusions") + "?kind=skill&verdict=false_positive")
+    bulk = listing.context["last_bulk"]
+    assert b"Undo all 2" in listing.content
+    response = logged_in.post(
+        reverse("exclusions_bulk_undo", args=[bulk.pk]), {"next": reverse("exclusions")}
+    )
+    assert response.status_code == 302
+    assert {desk_data[n].pk for n in ("verbatim", "script")} == set(
+        Record.objects.filter(status="excluded", review=None).values_list("pk", flat=True)
+    )
+    undo = Event.objects.get(type="review_bulk_undone")
+    assert undo.data["bulk"] == bulk.pk and sorted(undo.data["records"]) == sorted(
+        bulk.data["records"]
+    )
+    assert b"Undo all" not in logged_in.get(reverse("exclusions")).content
+    # Both events are in each record's history and in the audit log, which offers no undo now.
+    record_page = logged_in.get(reverse("record", args=[desk_data["verbatim"].pk]))
+    assert {"review_bulk", "review_bulk_undone"} <= {e.type for e in record_page.context["events"]}
+    assert b"Undo all" not in logged_in.get(reverse("audit")).content
 
 
 def test_bulk_verdict_asks_again_when_the_set_changed(logged_in, desk_data):
@@ -286,3 +321,95 @@ def test_bulk_verdict_over_too_many_records_asks_to_narrow_the_filters(
     response = logged_in.post(reverse("exclusions_bulk"), {"verdict": "confirmed", "expected": 2})
     assert response.status_code == 400
     assert not Review.objects.exists()
+
+
+def test_the_later_of_two_racing_verdicts_is_told_and_shown_the_first(
+    logged_in, desk_data, reviewer
+):
+    from django.contrib.auth.models import User
+
+    record = desk_data["verbatim"]
+    other = User.objects.create_user("otto")
+    other.groups.add(*reviewer.groups.all())
+    first = Client()
+    first.force_login(other)
+    # Both saw the record unreviewed; otto's verdict lands first.
+    seen = {"seen": 0, "row": "exclusions"}
+    first.post(reverse("record_review", args=[record.pk]), {"verdict": "confirmed", **seen})
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]), {"verdict": "false_positive", **seen}, **HTMX
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "otto judged it confirmed (exclusion or redaction)" in html
+    assert "yours was not recorded" in html
+    assert refreshed(record).review.verdict == "confirmed"
+    # Without htmx, the record page says so; an undo of a verdict not seen is refused too.
+    page = logged_in.post(
+        reverse("record_undo", args=[record.pk]), {"seen": 0}, follow=True
+    ).content.decode()
+    assert "yours was not recorded" in page and refreshed(record).review.verdict == "confirmed"
+
+
+def test_review_mode_is_for_reviewers_and_shows_the_next_unreviewed(logged_in, desk_data):
+    from django.contrib.auth.models import User
+
+    reader = Client()
+    reader.force_login(User.objects.create_user("rea", password="only-reads-things"))
+    assert reader.get(reverse("review")).status_code == 403
+    assert b'data-action="review"' not in reader.get(reverse("exclusions")).content
+    assert logged_in.get(reverse("review") + "?list=nowhere").status_code == 404
+    first = logged_in.get(reverse("review") + "?list=exclusions&sort=overlap")
+    assert first.context["record"].review_id is None and first.context["review_mode"]
+    assert "0 of 2 reviewed, 2 left" in first.content.decode()
+    record = first.context["record"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "confirmed", "seen": 0, "mode": "review", "next": first.context["review_next"]},
+        **HTMX,
+    )
+    assert response.status_code == 204 and "/review/" in response["HX-Location"]
+
+
+def test_undo_walks_back_ones_own_verdicts_level_by_level(logged_in, desk_data, reviewer):
+    from poimen.services import review_record
+
+    verbatim, script, near, unrelated = (
+        desk_data[n] for n in ("verbatim", "script", "near", "unrelated")
+    )
+    review_record(record=verbatim, verdict="confirmed", actor=reviewer)
+    review_record(record=script, verdict="false_positive", actor=reviewer)
+    review_record(record=near, verdict="false_negative", actor=reviewer)
+    page_url = reverse("record", args=[unrelated.pk])
+    for expected in (near, script, verbatim):
+        offered = logged_in.get(page_url).context["last_verdict"]
+        assert offered.record_id == expected.pk
+        logged_in.post(
+            reverse("record_undo", args=[offered.record_id]),
+            {"seen": offered.pk, "next": page_url},
+        )
+        assert refreshed(expected).review is None
+    assert logged_in.get(page_url).context["last_verdict"] is None
+
+
+def test_a_false_positive_carries_its_reason_to_the_list_the_event_and_the_export(
+    logged_in, desk_data
+):
+    record = desk_data["verbatim"]
+    logged_in.post(reverse("record_review", args=[record.pk]), {"reason": "reuse", "seen": 0})
+    review = refreshed(record).review
+    assert (review.verdict, review.reason) == ("false_positive", "reuse")
+    event = Event.objects.filter(record=record).order_by("-id").first()
+    assert event.data["reason"] == "legitimate reuse"
+    listing = logged_in.get(reverse("exclusions") + "?verdict=false_positive").content.decode()
+    assert "false positive (release to evidence) · legitimate reuse" in listing
+    download = logged_in.get(
+        reverse("export"),
+        {"list": "exclusions", "verdict": "false_positive", "format": "jsonl", "download": "1"},
+    )
+    assert b'"reason": "reuse"' in b"".join(download.streaming_content)
+    refused = logged_in.post(
+        reverse("record_review", args=[desk_data["script"].pk]),
+        {"verdict": "confirmed", "reason": "quoted", "seen": 0},
+    )
+    assert refreshed(desk_data["script"]).review is None and refused.status_code == 302

@@ -150,15 +150,25 @@
         search.focus();
         search.select();
         break;
+      // Moving may click a link just swapped in (review mode's skip): wait until htmx has
+      // wired it, or the click would be a full page load.
       case "j":
-        move(1);
+        whenSettled(function () {
+          move(1);
+        });
         break;
       case "k":
-        move(-1);
+        whenSettled(function () {
+          move(-1);
+        });
         break;
       case "c":
       case "f":
       case "n":
+      case "1":
+      case "2":
+      case "3":
+      case "4":
         var key = event.key;
         whenSettled(function () {
           judge(key);
@@ -226,6 +236,51 @@
     twin.classList.add("is-focused");
   });
 
+  // The record view opens each pane at its first passage (a copy can start thousands of lines
+  // in), and focus goes to the record's text, so the keys and the arrows work at once, also
+  // right after a verdict brought the reader to the next record.
+  function openAtFirstPassage(scope) {
+    var panes = scope.querySelectorAll("[data-pane]");
+    panes.forEach(function (pane) {
+      var first = pane.querySelector("[data-passage]");
+      if (first) {
+        pane.scrollTop = Math.max(0, first.offsetTop - pane.clientHeight / 6);
+      }
+    });
+    var record = scope.querySelector("[data-pane='record']");
+    if (record && (!document.activeElement || document.activeElement === document.body)) {
+      record.focus({ preventScroll: true });
+      var box = record.getBoundingClientRect();
+      if (box.top > window.innerHeight || box.bottom < 0) {
+        record.scrollIntoView({ block: "nearest" });
+      }
+    }
+  }
+
+  openAtFirstPassage(document);
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    // Another match shown, or (review mode) the next record swapped into the page.
+    if (target && (target.id === "comparison" || target.id === "main")) {
+      openAtFirstPassage(target);
+    }
+  });
+
+  // A band of the passage strip brings its passage into view inside the pane (the link's own
+  // jump would scroll the whole page too).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("[data-strip-passage]");
+    var body = link && link.closest(".pane-body");
+    var pane = body && body.querySelector("[data-pane]");
+    var number = link && link.getAttribute("data-strip-passage");
+    var mark = pane && pane.querySelector("[data-passage='" + number + "']");
+    if (!mark) {
+      return;
+    }
+    event.preventDefault();
+    pane.scrollTop = Math.max(0, mark.offsetTop - pane.clientHeight / 6);
+  });
+
   // Filters left empty stay out of the URL that htmx pushes: shorter, bookmarkable links.
   document.addEventListener("htmx:configRequest", function (event) {
     var data = event.detail.formData;
@@ -237,6 +292,18 @@
         data.delete(key);
       }
     });
+    // Enter in a filter field fires both "change" and "submit": the filters queue their
+    // requests (hx-sync queue last, so a later change is never dropped), and the second of
+    // two identical ones is not sent, nor pushed as a history entry of its own.
+    var form = event.detail.elt;
+    if (form && form.matches && form.matches("form.filters")) {
+      var query = new URLSearchParams(data).toString();
+      if (form.getAttribute("data-last-query") === query) {
+        event.preventDefault();
+        return;
+      }
+      form.setAttribute("data-last-query", query);
+    }
   });
 
   // New results swapped in by htmx: start the selection again at the top.
@@ -264,6 +331,11 @@
       if (row) {
         row.classList.add(CURRENT);
       }
+    }
+    // A swapped row may have changed height: the selected one stays in view.
+    var current = currentRow();
+    if (current) {
+      current.scrollIntoView({ block: "nearest" });
     }
   });
 })();

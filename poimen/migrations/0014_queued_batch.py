@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0011_api_tokens_and_permissions'),
+        ('poimen', '0013_review_reason'),
     ]
 
     operations = [

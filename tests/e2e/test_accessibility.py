@@ -1,0 +1,92 @@
+"""Every page of the desk, at a desktop width and at 390 px (a phone): axe-core finds no
+serious or critical violation, nothing scrolls sideways, and the top bar covers no title."""
+
+import pytest
+from playwright.sync_api import expect
+
+from poimen.services import review_record, reviews_bulk
+
+pytestmark = pytest.mark.e2e
+
+TUNER_PASSWORD = "tom-tunes-thresholds"
+# The innermost element that reaches furthest right: what makes a page scroll sideways.
+WIDEST = """() => {
+  let worst = null, right = 0;
+  for (const e of document.querySelectorAll('body *')) {
+    const r = e.getBoundingClientRect().right;
+    if (r > right + 1 || (worst && worst.contains(e) && r >= right)) { worst = e; right = r; }
+  }
+  return worst ? `${worst.tagName.toLowerCase()}.${worst.className} reaches ${right}` : '';
+}"""
+
+
+def pages(desk_data, tuner):
+    record = desk_data["verbatim"]
+    review_record(record=desk_data["script"], verdict="confirmed", actor=tuner)
+    from poimen.models import Record
+
+    reviews_bulk(
+        records=Record.objects.filter(pk=record.pk),
+        verdict="confirmed",
+        actor=tuner,
+        filters_described="kind skill",
+    )
+    return {
+        "overview": "/",
+        "exclusions": "/exclusions/",
+        "near-misses": "/near-misses/",
+        "record": f"/records/{record.pk}/?list=exclusions",
+        "record-near-miss": f"/records/{desk_data['near'].pk}/?list=near_misses",
+        "record-unmatched": f"/records/{desk_data['unrelated'].pk}/",
+        "artifacts": "/artifacts/",
+        "artifact": f"/artifacts/{record.best_artifact_id}/",
+        "runs": "/runs/",
+        "audit": "/audit/",
+        "export": "/export/?list=exclusions",
+        "bulk": "/exclusions/bulk/?kind=skill",
+        "review": "/review/?list=near_misses",
+        "tuning": "/tuning/",
+        "tuning-skill": "/tuning/skill/?value=0.35",
+    }
+
+
+def log_in(page, live_server):
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("User name").fill("tom")
+    page.get_by_label("Password").fill(TUNER_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/")
+
+
+@pytest.mark.parametrize("width", [1360, 390])
+def test_every_page_passes_axe_and_fits_the_width(
+    live_server, axe_page, axe_violations, tuner, desk_data, width
+):
+    page = axe_page
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(f"{live_server.url}/login/")
+    problems = {}
+    if found := axe_violations(page):
+        problems["login"] = found
+    log_in(page, live_server)
+    for name, path in pages(desk_data, tuner).items():
+        response = page.goto(live_server.url + path)
+        assert response.status == 200, path
+        expect(page.locator("h1")).to_be_visible()
+        found = axe_violations(page)
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        if wide > width + 1:
+            culprit = page.evaluate(WIDEST)
+            found.append(f"scrolls sideways: {wide} px wide at {width} ({culprit})")
+        covered = page.evaluate(
+            "() => document.querySelector('h1').getBoundingClientRect().top < Math.max("
+            "...[...document.querySelectorAll('.topbar, .topbar *')]"
+            ".filter(e => e.getClientRects().length)"
+            ".map(e => e.getBoundingClientRect().bottom))"
+        )
+        if covered:
+            found.append("the top bar covers the title")
+        if found:
+            problems[name] = found
+            page.screenshot(path=f"screenshots/a11y-{name}-{width}.png", full_page=True)
+    assert not problems, "\n".join(f"{name}: {p}" for name, ps in problems.items() for p in ps)

@@ -1,0 +1,59 @@
+"""Review mode in a real Chromium: the next unreviewed record of the current filter, n of N
+reviewed, one key per verdict, and no full page load between records."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from poimen.models import Record
+
+pytestmark = pytest.mark.e2e
+
+REVIEWER_PASSWORD = "rita-reviews-things"
+
+
+@pytest.fixture
+def four_copies(desk_data, make_record):
+    artifact = desk_data["verbatim"].best_artifact
+    for number in range(2):
+        make_record(
+            text=f"Copy {number} of the release notes skill.",
+            status="excluded",
+            derived=True,
+            best_overlap=0.82 + number / 100,
+            best_artifact=artifact,
+        )
+    return desk_data
+
+
+def test_review_mode_walks_the_unreviewed_by_keyboard_without_a_page_load(
+    live_server, page, log_in, reviewer, four_copies, browser_problems
+):
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(live_server.url + "/exclusions/?sort=closeness")
+    page.locator("[data-action='review']").click()
+    expect(page).to_have_url(re.compile(r"/review/\?list=exclusions&sort=closeness"))
+    progress = page.locator("[data-progress]")
+    expect(progress).to_contain_text("0 of 4 reviewed, 4 left")
+    # Closest to the threshold first: the 0.82 copy.
+    first = page.locator("h1").inner_text()
+    page.evaluate("window.loadedOnce = true")  # gone if a full page load happens
+    page.wait_for_timeout(100)
+
+    page.keyboard.press("c")
+    expect(progress).to_contain_text("1 of 4 reviewed, 3 left")
+    assert page.locator("h1").inner_text() != first
+    expect(page.locator("[data-pane='record']")).to_be_focused()
+    # A false positive releases the record: it leaves the exclusions list.
+    page.keyboard.press("f")
+    expect(progress).to_contain_text("1 of 3 reviewed, 2 left")
+    page.keyboard.press("j")  # skip one
+    expect(progress).to_contain_text("1 of 3 reviewed, 2 left")
+    page.keyboard.press("c")
+    expect(page.locator("h1")).to_have_text("Nothing left to review here")
+    expect(progress).to_contain_text("2 of 3 reviewed, 1 left")
+    assert page.evaluate("window.loadedOnce") is True
+    assert Record.objects.filter(review__isnull=False).count() == 3
+    page.get_by_role("link", name="Start again from the top").click()
+    expect(progress).to_contain_text("Review mode · 2 of 3 reviewed, 1 left")
