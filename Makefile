@@ -14,9 +14,10 @@ $(BIN)/.installed: pyproject.toml
 demo: $(BIN)/.installed
 	$(BIN)/python manage.py demo
 
-# The browser is needed only when the browser tests run: not with PYTEST_ARGS="-m 'not e2e'".
+# The browser (and axe-core) is needed only when the browser tests run: not with
+# PYTEST_ARGS="-m 'not e2e'".
 test: $(BIN)/.installed
-	$(if $(findstring not e2e,$(PYTEST_ARGS)),,@scripts/ensure-chromium)
+	$(if $(findstring not e2e,$(PYTEST_ARGS)),,@$(MAKE) --no-print-directory browser)
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_ARGS)
 
