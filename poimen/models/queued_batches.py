@@ -1,5 +1,4 @@
-"""QueuedBatch: one batch a queued ingest or refilter sent to the workers (a model of the
-poimen app, kept out of models.py for its length; models.py imports it).
+"""QueuedBatch: one batch a queued ingest or refilter sent to the workers.
 
 The row is made before the batch is sent and is the batch's ledger: the worker that writes the
 batch marks it written, with its counts, in the transaction that writes the records, so a

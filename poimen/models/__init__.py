@@ -1,0 +1,35 @@
+"""poimen's data, a module per part: artifacts and their policies, ingested records and their
+matches, the audit log, reviews, API tokens, queued batches. Import them from here."""
+
+from poimen.models.api_tokens import ApiToken
+from poimen.models.artifacts import (
+    SHINGLE_DTYPE,
+    Artifact,
+    KindPolicy,
+    ThresholdChange,
+    default_min_shared,
+    default_on_derived,
+    default_threshold,
+)
+from poimen.models.events import Event, EventManager
+from poimen.models.queued_batches import QueuedBatch
+from poimen.models.records import IngestRun, Match, Record
+from poimen.models.reviews import Review
+
+__all__ = [
+    "SHINGLE_DTYPE",
+    "ApiToken",
+    "Artifact",
+    "Event",
+    "EventManager",
+    "IngestRun",
+    "KindPolicy",
+    "Match",
+    "QueuedBatch",
+    "Record",
+    "Review",
+    "ThresholdChange",
+    "default_min_shared",
+    "default_on_derived",
+    "default_threshold",
+]

@@ -1,0 +1,142 @@
+"""The append-only audit log, and the one way an event is made."""
+
+from django.conf import settings
+from django.db import models
+
+from poimen.models.artifacts import Artifact
+from poimen.models.records import IngestRun, Record
+
+
+class EventManager(models.Manager):
+    def log(
+        self, type: str, *, kind: str = "", data: dict | None = None, save: bool = True, **about
+    ) -> "Event":
+        """The one way an event is made (as LogEntryManager.log_action is the admin's).
+
+        `about`: who and what it concerns — actor, run, record, artifact (or their *_id).
+        With `save` False the event is returned unsaved, for a caller that writes a batch of
+        them in one statement with the rows they describe."""
+        event = self.model(type=type, kind=kind, data=data or {}, **about)
+        if save:
+            event.save(force_insert=True)
+        return event
+
+
+def _described(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(_described(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, dict):
+        if {"old", "new"} <= value.keys():
+            return f"{value.get('kind', '')} {value['old']} → {value['new']}".strip()
+        return ", ".join(f"{k} {_described(v)}" for k, v in value.items())
+    return str(value)
+
+
+class Event(models.Model):
+    """The append-only audit log. Rows are never updated or deleted (a trigger on PostgreSQL)."""
+
+    class Type(models.TextChoices):
+        DERIVED_EXCLUDED = "derived_excluded"
+        DERIVED_REDACTED = "derived_redacted"
+        FILTER_DISABLED = "filter_disabled"
+        THRESHOLD_CHANGED = "threshold_changed"
+        POLICY_CHANGED = "policy_changed"
+        STATUS_CHANGED = "status_changed"
+        REVIEW_CONFIRMED = "review_confirmed"
+        REVIEW_FALSE_POSITIVE = "review_false_positive"
+        REVIEW_FALSE_NEGATIVE = "review_false_negative"
+        REVIEW_UNDONE = "review_undone"
+        REVIEW_BULK = "review_bulk", "Bulk verdict"
+        REVIEW_BULK_UNDONE = "review_bulk_undone", "Bulk verdict undone"
+        ARTIFACT_REGISTERED = "artifact_registered"
+        RECORDS_REFILTERED = "records_refiltered"
+        USER_ADDED = "user_added"
+        LOGIN_LOCKED_OUT = "login_locked_out"
+        LOGIN_UNLOCKED = "login_unlocked"
+        RECORDS_STORED = "records_stored"
+        API_TOKEN_CREATED = "api_token_created"
+        API_TOKEN_REVOKED = "api_token_revoked"
+
+    type = models.CharField(max_length=40, choices=Type.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="poimen_events",
+    )
+    run = models.ForeignKey(
+        IngestRun, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    record = models.ForeignKey(
+        Record, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    artifact = models.ForeignKey(
+        Artifact, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    kind = models.CharField(max_length=50, blank=True)
+    # A snapshot of what the event was about, readable without joining anything.
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EventManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["type", "created_at"], name="event_type_created_at"),
+            models.Index(fields=["record"], name="event_record"),
+        ]
+
+    # The parts of a snapshot a reader of the audit log wants, in this order, under these
+    # labels (a label shown once: "overlap" is the best overlap where there is no other).
+    DESCRIBED_KEYS = [
+        ("from", "from"),
+        ("to", "to"),
+        ("verdict", "verdict"),
+        ("overlap", "overlap"),
+        ("best_overlap", "overlap"),
+        ("threshold", "threshold"),
+        ("cut_characters", "characters cut"),
+        ("old", "old"),
+        ("new", "new"),
+        ("cause", "cause"),
+        ("decided_by", "decided by"),
+        ("reason", "reason"),
+        ("note", "note"),
+        ("filters", "filters"),
+        ("count", "records"),
+        ("kept", "kept as judged since"),
+        ("external_id", "record id"),
+        ("checked", "checked"),
+        ("excluded", "excluded"),
+        ("redacted", "redacted"),
+        ("released", "released"),
+        ("paths", "paths"),
+        ("username", "user"),
+        ("role", "role"),
+        ("address", "address"),
+        ("failures", "failures"),
+        ("token", "token"),
+        ("stored", "stored"),
+        ("already", "already stored"),
+    ]
+
+    def __str__(self) -> str:
+        return f"{self.type} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+    def describe(self) -> str:
+        """What happened, in a line: "from: evidence · to: excluded · overlap: 0.93 ..."."""
+        if not isinstance(self.data, dict):
+            return ""
+        seen = set()
+        parts = []
+        for key, label in self.DESCRIBED_KEYS:
+            value = self.data.get(key)
+            if value in (None, "", {}) or label in seen:
+                continue
+            seen.add(label)
+            parts.append(f"{label}: {_described(value)}")
+        return " · ".join(parts)
