@@ -78,3 +78,44 @@ def wipe_ingested():
         Match.objects.all().delete()
         Record.objects.all().delete()
         IngestRun.objects.all().delete()
+
+
+def ingested_snapshot() -> dict:
+    """What an ingest left in the database, comparable across runs (ids and times left out)."""
+    import json
+
+    from poimen.models import Event, Match, Record
+
+    records = {
+        (r.source, r.external_id): (
+            r.text,
+            r.status,
+            r.derived,
+            round(r.best_overlap, 6),
+            r.best_artifact.name if r.best_artifact else None,
+            r.position,
+            r.session,
+            r.role,
+            r.identity,
+        )
+        for r in Record.objects.select_related("best_artifact")
+    }
+    matches = sorted(
+        Match.objects.values_list("record__external_id", "artifact__name", "overlap", "shared")
+    )
+    exclusions = sorted(
+        (e.record.external_id, e.artifact.name, json.dumps(e.data | {"run": None}, sort_keys=True))
+        for e in Event.objects.filter(type=Event.Type.DERIVED_EXCLUDED).select_related(
+            "record", "artifact"
+        )
+    )
+    return {"records": records, "matches": matches, "exclusions": exclusions}
+
+
+def clean_run_of(paths) -> dict:
+    """The snapshot a run of `paths` leaves in a database holding no ingest."""
+    from poimen.services import records_ingest
+
+    wipe_ingested()
+    records_ingest(paths=paths)
+    return ingested_snapshot()

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from poimen.models import Event, IngestRun, Match, Record
+from poimen.models import IngestRun, Record
 from poimen.services import records_ingest
-from tests.factories import demo_skill, wipe_ingested
+from tests.factories import clean_run_of, demo_skill, ingested_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -35,39 +35,6 @@ BAD_LINES = {
 }
 
 
-def snapshot() -> dict:
-    """The database's content, without what differs between any two runs (ids, times)."""
-    records = {
-        (r.source, r.external_id): (
-            r.text,
-            r.status,
-            r.derived,
-            round(r.best_overlap, 6),
-            r.best_artifact.name if r.best_artifact else None,
-            r.position,
-            r.session,
-            r.role,
-        )
-        for r in Record.objects.select_related("best_artifact")
-    }
-    matches = sorted(
-        Match.objects.values_list("record__external_id", "artifact__name", "overlap", "shared")
-    )
-    exclusions = sorted(
-        (e.record.external_id, e.artifact.name, json.dumps(e.data | {"run": None}, sort_keys=True))
-        for e in Event.objects.filter(type=Event.Type.DERIVED_EXCLUDED).select_related(
-            "record", "artifact"
-        )
-    )
-    return {"records": records, "matches": matches, "exclusions": exclusions}
-
-
-def clean_run_of(paths) -> dict:
-    wipe_ingested()
-    records_ingest(paths=paths)
-    return snapshot()
-
-
 @pytest.fixture
 def skill(make_artifact):
     return make_artifact(name="release-notes")
@@ -90,7 +57,7 @@ def test_bad_line_is_reported_the_rest_ingested_and_a_fixed_rerun_is_a_clean_run
     path.write_bytes(b"\n".join([COPY, FIXED, LAST]) + b"\n")
     rerun = records_ingest(paths=[path])
     assert (rerun.errors, rerun.new, rerun.already) == (0, 1, 2)
-    assert snapshot() == clean_run_of([path])
+    assert ingested_snapshot() == clean_run_of([path])
 
 
 def test_binary_file_is_reported_and_a_fixed_rerun_is_a_clean_run(skill, tmp_path):
@@ -108,7 +75,7 @@ def test_binary_file_is_reported_and_a_fixed_rerun_is_a_clean_run(skill, tmp_pat
 
     (folder / "notes.md").write_text("# Notes\n\nThe real notes.\n", encoding="utf-8")
     assert records_ingest(paths=[folder]).new == 1
-    assert snapshot() == clean_run_of([folder])
+    assert ingested_snapshot() == clean_run_of([folder])
 
 
 def test_missing_path_is_reported_and_a_fixed_rerun_is_a_clean_run(skill, tmp_path):
@@ -121,7 +88,7 @@ def test_missing_path_is_reported_and_a_fixed_rerun_is_a_clean_run(skill, tmp_pa
 
     missing.write_bytes(LAST + b"\n")
     assert records_ingest(paths=[present, missing]).new == 1
-    assert snapshot() == clean_run_of([present, missing])
+    assert ingested_snapshot() == clean_run_of([present, missing])
 
 
 def test_problems_are_passed_on_as_they_are_found(tmp_path):

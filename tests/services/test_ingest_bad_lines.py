@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from poimen.models import Event, IngestRun, Match, Record
+from poimen.models import IngestRun, Record
 from poimen.services import records_ingest
-from tests.factories import demo_skill, wipe_ingested
+from tests.factories import clean_run_of, demo_skill, ingested_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -63,26 +63,6 @@ BAD_LINES = {
 }
 
 
-def snapshot() -> dict:
-    records = {
-        (r.source, r.external_id): (r.text, r.status, r.derived, r.position, r.identity)
-        for r in Record.objects.all()
-    }
-    matches = sorted(Match.objects.values_list("record__external_id", "artifact__name", "shared"))
-    exclusions = sorted(
-        Event.objects.filter(type=Event.Type.DERIVED_EXCLUDED).values_list(
-            "record__external_id", "kind"
-        )
-    )
-    return {"records": records, "matches": matches, "exclusions": exclusions}
-
-
-def clean_run_of(paths) -> dict:
-    wipe_ingested()
-    records_ingest(paths=paths)
-    return snapshot()
-
-
 @pytest.fixture
 def skill(make_artifact):
     return make_artifact(name="release-notes")
@@ -106,7 +86,7 @@ def test_bad_line_is_a_problem_the_rest_is_stored_and_a_fixed_rerun_is_a_clean_r
     path.write_bytes(b"\n".join([COPY, FIXED, LAST]) + b"\n")
     rerun = records_ingest(paths=[path])
     assert (rerun.errors, rerun.new, rerun.already) == (0, 1, 2)
-    assert snapshot() == clean_run_of([path])
+    assert ingested_snapshot() == clean_run_of([path])
 
 
 def test_a_header_line_before_claude_code_lines_is_a_problem_and_the_session_is_read(
