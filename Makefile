@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test lint bench browser
 
-$(BIN)/.installed: pyproject.toml
+# setup.py and the C source too: pip install -e . builds filter/_speedups.c in place, and a
+# change to it needs a new build.
+$(BIN)/.installed: pyproject.toml setup.py filter/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,bench]'

@@ -3,9 +3,12 @@
 templates/ stays at the top of the repository, as the project's layout has it; the wheel carries
 it inside the package as poimen/templates, where Django's app template loader finds it, so an
 installed poimen needs nothing outside site-packages but its data folder (POIMEN_HOME).
+
+filter/_speedups.c is the matcher's hot path in C (filter/speedups.py; docs/architecture.md),
+built with the wheel and by `pip install -e .`; the pure-Python code is the fallback.
 """
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 setup(
     packages=[
@@ -16,5 +19,17 @@ setup(
     package_data={
         "poimen": ["demo_data/**/*", "static/**/*"],
         "poimen.templates": ["*.html", "**/*.html"],
+        # xxHash's licence travels with the compiled module it is in (filter/vendor/xxhash)
+        "filter": ["vendor/xxhash/LICENSE"],
     },
+    # the C sources are built into filter/_speedups.*.so; the wheel needs only that
+    exclude_package_data={"filter": ["*.c", "vendor/xxhash/*.h"]},
+    ext_modules=[
+        Extension(
+            "filter._speedups",
+            sources=["filter/_speedups.c"],
+            depends=["filter/vendor/xxhash/xxhash.h"],
+            extra_compile_args=["-O3"],
+        )
+    ],
 )

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from filter import speedups
+
 # Largest step, in tokens, between consecutive anchors of one passage, in either text. One
 # changed word leaves a step of k + 1; two close together leave a little more.
 MAX_GAP = 12
@@ -120,6 +122,32 @@ def align(record_pos: np.ndarray, artifact_pos: np.ndarray, k: int) -> list[Alig
         kept.append(Alignment(start, end, j_first, j_last + k, count))
     kept.sort(key=lambda alignment: alignment.record_start)
     return kept
+
+
+def align_many(
+    record_pos: np.ndarray, artifact_no: np.ndarray, artifact_pos: np.ndarray, numbers, k: int
+) -> list[list[Alignment]]:
+    """align() of one record's anchors with each artifact in `numbers`: the anchors of artifact
+    n are those whose artifact_no is n. In C where filter/_speedups.c is built."""
+    compiled = speedups.compiled
+    if compiled is None:
+        passages = []
+        for number in numbers:
+            rows = np.flatnonzero(artifact_no == number)
+            passages.append(align(record_pos[rows], artifact_pos[rows], k))
+        return passages
+    found = compiled.align_many(
+        np.ascontiguousarray(record_pos),
+        np.ascontiguousarray(artifact_no),
+        np.ascontiguousarray(artifact_pos),
+        numbers,
+        k,
+        MAX_GAP,
+        MIN_ANCHORS,
+        MAX_BRIDGE,
+        MAX_RUNS,
+    )
+    return [[Alignment(*passage) for passage in passages] for passages in found]
 
 
 def covered(intervals: list[tuple[int, int]]) -> int:

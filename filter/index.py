@@ -10,6 +10,8 @@ of artifacts (a binary search would pay ~log2(n) cache misses a shingle).
 
 import numpy as np
 
+from filter import speedups
+
 _EMPTY_U32 = np.empty(0, dtype=np.uint32)
 _EMPTY_U64 = np.empty(0, dtype=np.uint64)
 
@@ -120,6 +122,16 @@ class ShingleIndex:
         self._bitmap = np.zeros((int(self._bitmap_mask) + 1) // 8, dtype=np.uint8)
         bits = self._hashes & self._bitmap_mask
         np.bitwise_or.at(self._bitmap, bits >> np.uint64(3), _bit_masks(bits))
+        # what the compiled lookup (filter/_speedups.c) reads
+        self._arrays = (
+            self._hashes,
+            self._artifacts,
+            self._positions,
+            self._directory,
+            self._bitmap,
+            int(self._shift),
+            int(self._bitmap_mask),
+        )
 
     def lookup(self, shingles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every (record position, artifact number, artifact position) whose hashes are equal."""
@@ -135,6 +147,15 @@ class ShingleIndex:
         left out, so that a record without any needs no second, complete lookup."""
         if self._pending:
             self._merge_pending()
+        compiled = speedups.compiled
+        if compiled is not None:
+            arrays, n = compiled.lookup(
+                np.ascontiguousarray(shingles, dtype=np.uint64),
+                *self._arrays,
+                -1 if max_run is None else max_run,
+            )
+            arrays = np.frombuffer(arrays, dtype=np.uint32)
+            return arrays[:n], arrays[n : 2 * n], arrays[2 * n : 3 * n], arrays[3 * n :]
         bits = shingles & self._bitmap_mask
         maybe = np.flatnonzero(self._bitmap[bits >> np.uint64(3)] & _bit_masks(bits))
         shingles = shingles[maybe]

@@ -4,7 +4,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align, covered
+from filter import speedups
+from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align_many, covered
 from filter.artifacts import ArtifactRecord
 from filter.decision import (
     DEFAULT_MIN_SHARED,
@@ -16,8 +17,7 @@ from filter.decision import (
 )
 from filter.errors import ShinglingMismatch
 from filter.index import ShingleIndex
-from filter.normalise import word_bytes
-from filter.shingles import DEFAULT_PARAMS, ShingleParams, batch_shingle_hashes
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, texts_shingles
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,15 +133,26 @@ class DerivedFilter:
         return artifact
 
     def check(self, text: str) -> Verdict:
-        return self.check_many([text])[0]
+        """check_many([text])[0], without the batch's bookkeeping: the API checks a record a
+        call. Each step is check_many's for a batch of one."""
+        shingles, _, (n_tokens,) = texts_shingles([text], self.params.k)
+        if not self.artifacts or not len(shingles):
+            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+        *distinctive, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
+        anchors = distinctive
+        if len(left_out):
+            anchors = self._index.lookup(shingles)
+            if len(left_out) >= self._fewest_min_shared:
+                distinctive = anchors
+        for _, numbers in self._candidates(None, distinctive[1], [n_tokens]):
+            return self._verdict(anchors, numbers, n_tokens)
+        return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
     def check_many(self, texts: list[str]) -> list[Verdict]:
         """The verdict for each text, as check() gives it, for a fraction of the cost per text:
         the hashing, the first lookup and the choice of candidates run once for the batch."""
-        token_lists = [word_bytes(text) for text in texts]
-        n_tokens = [len(tokens) for tokens in token_lists]
+        shingles, firsts, n_tokens = texts_shingles(texts, self.params.k)
         verdicts = [Verdict(derived=False, matches=[], n_tokens=n) for n in n_tokens]
-        shingles, firsts = batch_shingle_hashes(token_lists, self.params.k)
         if not self.artifacts or not len(shingles):
             return verdicts
         # Candidates first, by the shingles that are not boilerplate; only a record that has
@@ -169,17 +180,16 @@ class DerivedFilter:
             verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         for record in np.flatnonzero(whole).tolist():
             anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
-            everyone = np.zeros(len(anchors[1]), dtype=np.int64)
-            for _, numbers in self._candidates(everyone, anchors[1], [n_tokens[record]]):
+            for _, numbers in self._candidates(None, anchors[1], [n_tokens[record]]):
                 verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
     def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
-        record_pos, artifact_no, artifact_pos = anchors
         matches = []
-        for number in candidates:
-            rows = np.flatnonzero(artifact_no == number)
-            match = self._measure(number, record_pos[rows], artifact_pos[rows], n_tokens)
+        for number, alignments in zip(
+            candidates, align_many(*anchors, candidates, self.params.k), strict=True
+        ):
+            match = self._measure(number, alignments, n_tokens)
             if match is not None:
                 matches.append(match)
         if not matches:
@@ -192,7 +202,8 @@ class DerivedFilter:
 
     def _candidates(self, owner, artifact_no, n_tokens: list[int]):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
-        count, judged by the anchors given (`owner` says whose record each is).
+        count, judged by the anchors given (`owner` says whose record each is, None: all of
+        record 0).
 
         Boilerplate (a shingle in more than max(16, 0.1%) of the artifacts) does not make an
         artifact a candidate, unless the record has enough of it to make a match alone
@@ -210,6 +221,20 @@ class DerivedFilter:
             self._candidate_arrays = (tokens, min_shared)
         if not len(artifact_no):
             return
+        if owner is None:  # one record's anchors
+            owner = np.zeros(len(artifact_no), dtype=np.int64)
+        compiled = speedups.compiled
+        if compiled is not None:
+            yield from compiled.candidates(
+                owner,
+                artifact_no,
+                tokens,
+                min_shared,
+                np.asarray(n_tokens, dtype=np.int64),
+                self.min_overlap,
+                MAX_GAP,
+            )
+            return
         pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
         records, numbers = np.divmod(pairs, len(tokens))
         smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])
@@ -222,9 +247,8 @@ class DerivedFilter:
                 yield records[start], numbers[start:end]
                 start = end
 
-    def _measure(self, number, record_pos, artifact_pos, n_tokens) -> Match | None:
+    def _measure(self, number, alignments: list[Alignment], n_tokens) -> Match | None:
         artifact = self.artifacts[number]
-        alignments = align(record_pos, artifact_pos, self.params.k)
         if not alignments:
             return None
         record_covered = covered([(a.record_start, a.record_end) for a in alignments])

@@ -16,6 +16,8 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from filter import speedups
+
 NORMALISER_VERSION = "norm-v1"
 
 # A line-number gutter as file-reading tools print it: "    12→", "12<TAB>" (cat -n), "12: ".
@@ -87,6 +89,10 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASTRAL_MARK_CODES = frozenset(
     code for first, last in _ASTRAL_MARKS for code in range(first, last + 1)
 )
+# The compiled word scan (filter/_speedups.c) tests letters and digits as the regex does, and
+# takes its marks from here.
+if speedups.built is not None:
+    speedups.built.set_marks(_BMP_MARKS + _ASTRAL_MARKS)
 
 
 def _after_a_letter(text: str, at: int) -> bool:
@@ -109,7 +115,6 @@ def _marks_join_words(text: str) -> bool:
 # word joiner, BOM.
 _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _DROP_INVISIBLE = str.maketrans("", "", _INVISIBLE)
-_ANY_INVISIBLE = re.compile(f"[{_INVISIBLE}]")
 # What NFKC may join is a character and the combining marks after it (once invisible
 # characters between them are gone). For offsets, each non-ASCII character with its marks, and
 # an ASCII letter a mark joins, is a piece of its own that maps back onto where it stood; the
@@ -146,7 +151,7 @@ def strip_markup(text: str) -> str:
 def _normalise(run: str) -> str:
     # Each step only where it changes something: translate and a second NFKC are slow, and
     # rarely needed (an invisible character; a casefold that leaves text un-normalised, "ẞ").
-    if _ANY_INVISIBLE.search(run):
+    if any(invisible in run for invisible in _INVISIBLE):  # (a regex search is slower)
         run = run.translate(_DROP_INVISIBLE)
     run = unicodedata.normalize("NFKC", run).casefold()
     if not unicodedata.is_normalized("NFKC", run):
@@ -181,7 +186,10 @@ def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, b
 
 def _strip_for_words(text: str) -> str:
     """`text` with wordless markup cut out: the same words as strip_markup gives, for less (a
-    replacement string is cheaper than a call per match)."""
+    replacement string is cheaper than a call per match). In C where it is built."""
+    compiled = speedups.compiled
+    if compiled is not None:
+        return compiled.strip_markup(text)
     return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + text))
 
 
@@ -202,6 +210,13 @@ def word_bytes(text: str) -> list[bytes]:
     # One join, one encode and one split in C instead of an encode per word (no word holds
     # a NUL: it is not a letter or digit).
     return "\0".join(found).encode().split(b"\0") if found else []
+
+
+def prepared_for_words(text: str) -> str:
+    """`text` as the compiled word scan reads it: wordless markup cut, and normalised unless it
+    is ASCII (the scan lowers ASCII letters itself). Its words are those of word_bytes(text)."""
+    stripped = _strip_for_words(text)
+    return stripped if stripped.isascii() else _normalise(stripped)
 
 
 def _non_ascii_words(stripped: str) -> list[str]:

@@ -13,8 +13,9 @@ from itertools import chain
 import numpy as np
 import xxhash
 
+from filter import speedups
 from filter.index import expand_ranges
-from filter.normalise import NORMALISER_VERSION, word_bytes
+from filter.normalise import NORMALISER_VERSION, prepared_for_words, word_bytes
 
 HASH_NAME = "xxh3-64-poly-v1"
 
@@ -90,9 +91,28 @@ def batch_shingle_hashes(token_lists: list[list[bytes]], k: int) -> tuple[np.nda
     return mixed[expand_ranges(token_firsts, windows)], firsts
 
 
+def texts_shingles(texts: list[str], k: int) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The shingles of many texts, `firsts` (as batch_shingle_hashes gives them) and each
+    text's word count: in C where filter/_speedups.c is built, else in Python."""
+    compiled = speedups.compiled
+    if compiled is None:
+        token_lists = [word_bytes(text) for text in texts]
+        shingles, firsts = batch_shingle_hashes(token_lists, k)
+        return shingles, firsts, [len(tokens) for tokens in token_lists]
+    mixed, counts = compiled.shingles([prepared_for_words(text) for text in texts], k)
+    shingles = np.frombuffer(mixed, dtype=np.uint64)
+    if len(texts) == 1:
+        firsts = np.array([0, len(shingles)], dtype=np.int64)
+        return shingles, firsts, memoryview(counts).cast("q").tolist()
+    n_tokens = np.frombuffer(counts, dtype=np.int64)
+    firsts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.maximum(n_tokens - (k - 1), 0), out=firsts[1:])
+    return shingles, firsts, n_tokens.tolist()
+
+
 def shingle_text(text: str, params: ShingleParams = DEFAULT_PARAMS) -> tuple[np.ndarray, int]:
     """(shingle hashes, token count) of `text` under `params`."""
     if not supported(params):
         raise ValueError(f"cannot make shingles under {params}; this code makes {DEFAULT_PARAMS}")
-    tokens = word_bytes(text)
-    return shingle_hashes(tokens, params.k), len(tokens)
+    shingles, _, n_tokens = texts_shingles([text], params.k)
+    return shingles, n_tokens[0]

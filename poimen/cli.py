@@ -6,13 +6,34 @@ import os
 import sys
 
 
+def version() -> str:
+    """What `poimen --version` prints: poimen's version, Django's, and whether the matcher's
+    hot loops run compiled or in pure Python (filter/speedups.py)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    import django
+
+    from filter import speedups
+
+    try:
+        ours = installed_version("poimen")
+    except PackageNotFoundError:  # a source tree that was never installed
+        ours = "(not installed)"
+    return f"poimen {ours}, Django {django.get_version()}, matcher: {speedups.status}"
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv if argv is None else argv
+    if argv[1:] == ["--version"]:
+        sys.stdout.write(version() + "\n")
+        return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
     from django.core.management import execute_from_command_line
     from django.db import DatabaseError
 
     try:
-        execute_from_command_line(sys.argv if argv is None else argv)
+        execute_from_command_line(argv)
     except DatabaseError:
         from poimen.readiness import database_problem
 

@@ -186,6 +186,7 @@ def test_words_and_tokenise_agree_on_random_unicode_text():
     import random
 
     from filter.normalise import word_bytes, words
+    from filter.shingles import texts_shingles, token_hashes
 
     rng = random.Random(2026)
     planes = list(range(0x20, 0x7F)) * 3 + list(range(0xA0, 0x3000)) + list(range(0xFF00, 0xFF60))
@@ -195,6 +196,8 @@ def test_words_and_tokenise_agree_on_random_unicode_text():
         tokens = tokenise(text)
         assert tokens.words == words(text), repr(text)
         assert [word.encode() for word in tokens.words] == word_bytes(text), repr(text)
+        # the hot path's words, in C or not (tests/filter/conftest.py): as hashes
+        assert texts_shingles([text], 1)[0].tolist() == token_hashes(tokens.words).tolist()
 
 
 def test_words_and_tokenise_agree_on_the_non_ascii_real_text_holds():
@@ -205,6 +208,7 @@ def test_words_and_tokenise_agree_on_the_non_ascii_real_text_holds():
     import random
 
     from filter.normalise import word_bytes, words
+    from filter.shingles import texts_shingles, token_hashes
 
     rng = random.Random(13)
     pool = (
@@ -223,3 +227,5 @@ def test_words_and_tokenise_agree_on_the_non_ascii_real_text_holds():
         tokens = tokenise(text)
         assert tokens.words == words(text), repr(text)
         assert [word.encode() for word in tokens.words] == word_bytes(text), repr(text)
+        # the hot path's words, in C or not (tests/filter/conftest.py): as hashes
+        assert texts_shingles([text], 1)[0].tolist() == token_hashes(tokens.words).tolist()

@@ -1,0 +1,1216 @@
+/* The matcher's two hot loops in C: the words of a normalised text hashed into k-shingles, and
+ * the chaining of anchors into passages. filter/normalise.py, filter/shingles.py and
+ * filter/align.py hold the pure-Python reference of each, and are the fallback when this module
+ * is not built (filter/speedups.py); tests/filter checks both give the same results.
+ *
+ * Words. A word is what the pure-Python tokeniser's regex `[^\W_](?:[^\W_]|[MARKS])*` finds:
+ * a letter or digit, then letters, digits and combining marks. "Letter or digit" is
+ * Py_UNICODE_ISALNUM, the very test CPython's re module makes for `\w` in a str pattern
+ * (Modules/_sre/sre.c: SRE_UNI_IS_WORD(ch) is SRE_UNI_IS_ALNUM(ch) || ch == '_', and
+ * SRE_UNI_IS_ALNUM is Py_UNICODE_ISALNUM), so `[^\W_]` is ISALNUM; tests/filter checks every
+ * code point. The marks are handed over by filter/normalise.py (set_marks), from the same
+ * ranges its regex is built of. The text comes in stripped of markup, NFKC-normalised and
+ * casefolded (filter/normalise.py does that in Python: unicodedata is C already), or ASCII,
+ * whose letters are lowered here.
+ *
+ * Hashes. Each word is hashed as UTF-8 with xxh3-64 (XXH3_64bits, which python-xxhash's
+ * xxh3_64_intdigest is), and the hash of the shingle at token i is the polynomial
+ * h[i] * M^(k-1) + ... + h[i+k-1] over 2**64 that filter/shingles.py's _mix computes.
+ * xxhash.h is vendored from the xxhash 4.1.0 sdist (xxHash 0.8.4, BSD-2-Clause:
+ * vendor/xxhash/LICENSE).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include "vendor/xxhash/xxhash.h"
+
+/* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
+ * left in an editable checkout). Bump on any change of a function's arguments or results. */
+#define SPEEDUPS_API 1
+
+static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
+
+/* -- character classes ------------------------------------------------------------------- */
+
+#define N_CODES 0x110000
+static unsigned char *mark_bits = NULL; /* one bit a code point: a combining mark that joins */
+static unsigned char ascii_word[128];
+
+static inline int
+is_word(Py_UCS4 c)
+{
+    return c < 128 ? ascii_word[c] : Py_UNICODE_ISALNUM(c);
+}
+
+static inline int
+is_mark(Py_UCS4 c)
+{
+    return (mark_bits[c >> 3] >> (c & 7)) & 1;
+}
+
+static PyObject *
+set_marks(PyObject *self, PyObject *ranges)
+{
+    PyObject *seq = PySequence_Fast(ranges, "set_marks: a sequence of (first, last) ranges");
+    if (seq == NULL)
+        return NULL;
+    unsigned char *bits = PyMem_Calloc(N_CODES / 8, 1);
+    if (bits == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t r = 0; r < n; r++) {
+        long first, last;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, r), "ll", &first, &last)) {
+            PyMem_Free(bits);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (first < 0x80 || last >= N_CODES || first > last) {
+            PyErr_Format(PyExc_ValueError, "set_marks: bad range %ld..%ld", first, last);
+            PyMem_Free(bits);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        for (long c = first; c <= last; c++)
+            bits[c >> 3] |= (unsigned char)(1 << (c & 7));
+    }
+    Py_DECREF(seq);
+    PyMem_Free(mark_bits);
+    mark_bits = bits;
+    Py_RETURN_NONE;
+}
+
+static inline int is_blank(Py_UCS4 c);
+static inline int is_decimal(Py_UCS4 c);
+
+/* char_classes() -> bytes: for each code point, how this module classes it, for the tests to
+ * compare with the re module's: bit 1 a letter or digit ([^\W_]), 2 a combining mark that
+ * joins a word (set_marks), 4 whitespace (\s), 8 a decimal digit (\d). */
+static PyObject *
+char_classes(PyObject *self, PyObject *unused)
+{
+    if (mark_bits == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
+    PyObject *classes = PyBytes_FromStringAndSize(NULL, N_CODES);
+    if (classes == NULL)
+        return NULL;
+    char *out = PyBytes_AS_STRING(classes);
+    for (Py_UCS4 c = 0; c < N_CODES; c++)
+        out[c] = (char)((is_word(c) ? 1 : 0) | (is_mark(c) ? 2 : 0) |
+                        (Py_UNICODE_ISSPACE(c) ? 4 : 0) | (is_decimal(c) ? 8 : 0));
+    return classes;
+}
+
+/* -- growable buffers -------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t *data;
+    Py_ssize_t len, cap;
+} U64s;
+
+static int
+u64s_push(U64s *b, uint64_t value)
+{
+    if (b->len == b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap * 2 : 1024;
+        uint64_t *data = PyMem_Realloc(b->data, cap * sizeof(uint64_t));
+        if (data == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->data = data;
+        b->cap = cap;
+    }
+    b->data[b->len++] = value;
+    return 0;
+}
+
+typedef struct {
+    unsigned char *data;
+    Py_ssize_t cap;
+} Bytes;
+
+static int
+bytes_reserve(Bytes *b, Py_ssize_t size)
+{
+    if (size <= b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 256;
+    while (cap < size)
+        cap *= 2;
+    unsigned char *data = PyMem_Realloc(b->data, cap);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+/* -- words and their hashes -------------------------------------------------------------- */
+
+static inline Py_ssize_t
+put_utf8(unsigned char *out, Py_UCS4 c)
+{
+    if (c < 0x80) {
+        out[0] = (unsigned char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (c >> 6));
+        out[1] = (unsigned char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | (c >> 12));
+        out[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (c >> 18));
+    out[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+static inline Py_UCS4
+ascii_lower(Py_UCS4 c)
+{
+    return (c - 'A' < 26u) ? c + 32 : c;
+}
+
+/* The words of an ASCII text, lowered, hashed: the common case, read as bytes. */
+static int
+hash_ascii_words(const unsigned char *s, Py_ssize_t n, U64s *out, Bytes *word)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!ascii_word[s[i]]) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        int upper = 0;
+        while (i < n && ascii_word[s[i]]) {
+            upper |= ((unsigned)(s[i] - 'A') < 26u);
+            i++;
+        }
+        const unsigned char *bytes = s + start;
+        if (upper) {
+            if (bytes_reserve(word, i - start) < 0)
+                return -1;
+            for (Py_ssize_t j = start; j < i; j++)
+                word->data[j - start] = (unsigned char)ascii_lower(s[j]);
+            bytes = word->data;
+        }
+        if (u64s_push(out, XXH3_64bits(bytes, (size_t)(i - start))) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The words of any other text, as its kind stores it (1, 2 or 4 bytes a character). */
+#define HASH_WORDS_OF_KIND(NAME, TYPE)                                                        \
+    static int NAME(const TYPE *s, Py_ssize_t n, U64s *out, Bytes *word)                      \
+    {                                                                                         \
+        Py_ssize_t i = 0;                                                                     \
+        while (i < n) {                                                                       \
+            Py_UCS4 c = s[i];                                                                 \
+            if (!is_word(c)) {                                                                \
+                i++;                                                                          \
+                continue;                                                                     \
+            }                                                                                 \
+            Py_ssize_t start = i++;                                                           \
+            while (i < n && (is_word(s[i]) || is_mark(s[i])))                                 \
+                i++;                                                                          \
+            if (bytes_reserve(word, 4 * (i - start)) < 0)                                     \
+                return -1;                                                                    \
+            Py_ssize_t len = 0;                                                               \
+            for (Py_ssize_t j = start; j < i; j++)                                            \
+                len += put_utf8(word->data + len, ascii_lower(s[j]));                         \
+            if (u64s_push(out, XXH3_64bits(word->data, (size_t)len)) < 0)                     \
+                return -1;                                                                    \
+        }                                                                                     \
+        return 0;                                                                             \
+    }
+
+HASH_WORDS_OF_KIND(hash_ucs1_words, Py_UCS1)
+HASH_WORDS_OF_KIND(hash_ucs2_words, Py_UCS2)
+HASH_WORDS_OF_KIND(hash_ucs4_words, Py_UCS4)
+
+static int
+hash_words(PyObject *text, U64s *out, Bytes *word)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "shingles: texts must be str, not %.100s",
+                     Py_TYPE(text)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return -1;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const void *data = PyUnicode_DATA(text);
+    if (PyUnicode_IS_ASCII(text))
+        return hash_ascii_words(data, n, out, word);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return hash_ucs1_words(data, n, out, word);
+    case PyUnicode_2BYTE_KIND:
+        return hash_ucs2_words(data, n, out, word);
+    default:
+        return hash_ucs4_words(data, n, out, word);
+    }
+}
+
+/* shingles(texts, k) -> (shingle hashes, token counts)
+ *
+ * The words of each text hashed, and every window of k consecutive hashes of one text mixed
+ * into a shingle hash: the shingles of all texts one after another, as uint64 in a bytearray,
+ * and each text's word count, as int64 in a bytearray. A text of n words has max(n - k + 1, 0)
+ * shingles. */
+static PyObject *
+shingles(PyObject *self, PyObject *args)
+{
+    PyObject *texts;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "On:shingles", &texts, &k))
+        return NULL;
+    if (k < 1)
+        return PyErr_Format(PyExc_ValueError, "shingles: k must be at least 1, not %zd", k);
+    if (mark_bits == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
+    PyObject *seq = PySequence_Fast(texts, "shingles: texts must be a sequence of str");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n_texts = PySequence_Fast_GET_SIZE(seq);
+    PyObject *counts = PyByteArray_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(int64_t));
+    U64s hashes = {0};
+    Bytes word = {0};
+    PyObject *result = NULL, *mixed = NULL;
+    if (counts == NULL)
+        goto done;
+    int64_t *count_of = (int64_t *)PyByteArray_AS_STRING(counts);
+    Py_ssize_t n_shingles = 0;
+    for (Py_ssize_t t = 0; t < n_texts; t++) {
+        Py_ssize_t before = hashes.len;
+        if (hash_words(PySequence_Fast_GET_ITEM(seq, t), &hashes, &word) < 0)
+            goto done;
+        count_of[t] = hashes.len - before;
+        if (count_of[t] >= k)
+            n_shingles += count_of[t] - k + 1;
+    }
+    mixed = PyByteArray_FromStringAndSize(NULL, n_shingles * (Py_ssize_t)sizeof(uint64_t));
+    if (mixed == NULL)
+        goto done;
+    uint64_t *out = (uint64_t *)PyByteArray_AS_STRING(mixed);
+    const uint64_t *h = hashes.data;
+    for (Py_ssize_t t = 0; t < n_texts; t++) {
+        for (Py_ssize_t i = 0; i + k <= count_of[t]; i++) {
+            uint64_t value = h[i];
+            for (Py_ssize_t offset = 1; offset < k; offset++)
+                value = value * MULTIPLIER + h[i + offset];
+            *out++ = value;
+        }
+        h += count_of[t];
+    }
+    result = PyTuple_Pack(2, mixed, counts);
+done:
+    Py_XDECREF(mixed);
+    Py_XDECREF(counts);
+    Py_DECREF(seq);
+    PyMem_Free(hashes.data);
+    PyMem_Free(word.data);
+    return result;
+}
+
+/* -- markup ------------------------------------------------------------------------------
+ *
+ * strip_markup(text) is filter/normalise.py's _strip_for_words(text): the line-start rules
+ * (_LINE_MARKUP) and the HTML tag rule (_TAG_MARKUP) applied to "\n" + text, each line match
+ * replaced by "\n" and each tag by " ". The regexes are matched here by hand: every part of
+ * them is greedy and can only succeed one way (a shorter repeat leaves a character the next
+ * part cannot start with), so each rule is a straight scan; the one choice the regex makes is
+ * the optional gutter before a fence or list number, tried first with the gutter, then without,
+ * then the bare gutter, in the regex's order. A line match holds one line break, at its start,
+ * and a tag holds none, so one pass that tries the line rules at each line break and the tag
+ * rule at each "<" gives what the two passes give. `\s` is Py_UNICODE_ISSPACE and `\d`
+ * Py_UNICODE_ISDECIMAL, as for the re module (SRE_UNI_IS_SPACE, SRE_UNI_IS_DIGIT); tests/filter
+ * checks every code point and compares the output with the regexes on random text. */
+
+#define AT(i) PyUnicode_READ(kind, data, (i))
+
+static inline int
+is_blank(Py_UCS4 c) /* [^\S\n] */
+{
+    return c != '\n' && Py_UNICODE_ISSPACE(c);
+}
+
+static inline int
+is_decimal(Py_UCS4 c) /* \d */
+{
+    return c < 128 ? (c >= '0' && c <= '9') : Py_UNICODE_ISDECIMAL(c);
+}
+
+static inline int
+is_ascii_letter(Py_UCS4 c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* _GUTTER at i: [^\S\n]*\d{1,9}(?:→|\t|:); its end, or -1 */
+static Py_ssize_t
+gutter_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    while (i < n && is_blank(AT(i)))
+        i++;
+    int digits = 0;
+    while (i < n && digits < 9 && is_decimal(AT(i))) {
+        i++;
+        digits++;
+    }
+    if (!digits || i >= n)
+        return -1;
+    Py_UCS4 c = AT(i);
+    /* "→", a tab or ":": the regex is compiled VERBOSE, which drops the space it writes
+     * after the colon */
+    return (c == 0x2192 || c == '\t' || c == ':') ? i + 1 : -1;
+}
+
+/* _QUOTES[^\S\n]*_FENCE_OR_NUMBER at i; its end, or -1 */
+static Py_ssize_t
+fence_or_number_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    for (;;) { /* (?:[^\S\n]*>)* */
+        Py_ssize_t j = i;
+        while (j < n && is_blank(AT(j)))
+            j++;
+        if (j < n && AT(j) == '>')
+            i = j + 1;
+        else
+            break;
+    }
+    while (i < n && is_blank(AT(i)))
+        i++;
+    if (i >= n)
+        return -1;
+    Py_UCS4 c = AT(i);
+    if (c == '`' || c == '~') { /* (?:`{3,}|~{3,})[^\n]* */
+        Py_ssize_t j = i;
+        while (j < n && AT(j) == c)
+            j++;
+        if (j - i < 3)
+            return -1;
+        while (j < n && AT(j) != '\n')
+            j++;
+        return j;
+    }
+    if (c == '-' || c == '*' || c == '+') { /* (?:[-*+][^\S\n]+)? */
+        Py_ssize_t j = i + 1;
+        if (!(j < n && is_blank(AT(j))))
+            return -1;
+        while (j < n && is_blank(AT(j)))
+            j++;
+        i = j;
+    }
+    int digits = 0; /* \d{1,9}[.)](?=\s|\Z) */
+    while (i < n && digits < 9 && is_decimal(AT(i))) {
+        i++;
+        digits++;
+    }
+    if (!digits || i >= n || (AT(i) != '.' && AT(i) != ')'))
+        return -1;
+    i++;
+    return (i == n || Py_UNICODE_ISSPACE(AT(i))) ? i : -1;
+}
+
+/* _LINE_START after the line break before q; the end of the match, or -1 */
+static Py_ssize_t
+line_markup_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t q)
+{
+    Py_ssize_t gutter = gutter_end(kind, data, n, q), end;
+    if (gutter >= 0 && (end = fence_or_number_end(kind, data, n, gutter)) >= 0)
+        return end;
+    if ((end = fence_or_number_end(kind, data, n, q)) >= 0)
+        return end;
+    return gutter;
+}
+
+/* _TAG at p (a "<"): </?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>; its end, or -1 */
+static Py_ssize_t
+tag_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
+{
+    Py_ssize_t i = p + 1;
+    if (i < n && AT(i) == '/')
+        i++;
+    if (!(i < n && is_ascii_letter(AT(i))))
+        return -1;
+    i++;
+    while (i < n && (is_ascii_letter(AT(i)) || (AT(i) >= '0' && AT(i) <= '9') || AT(i) == '-'))
+        i++;
+    if (i < n && (AT(i) == ' ' || AT(i) == '\t')) {
+        i++;
+        while (i < n && AT(i) != '<' && AT(i) != '>' && AT(i) != '\n')
+            i++;
+    }
+    if (i < n && AT(i) == '/')
+        i++;
+    return (i < n && AT(i) == '>') ? i + 1 : -1;
+}
+
+#define STRIP_OF_KIND(NAME, TYPE)                                                             \
+    static Py_ssize_t NAME(int kind, const void *data, Py_ssize_t n, TYPE *out)               \
+    {                                                                                         \
+        const TYPE *s = data;                                                                 \
+        Py_ssize_t len = 0, done = 0, i, end;                                                 \
+        out[len++] = '\n';                                                                    \
+        if ((end = line_markup_end(kind, data, n, 0)) >= 0)                                   \
+            done = end;                                                                       \
+        i = done;                                                                             \
+        while (i < n) {                                                                       \
+            TYPE c = s[i];                                                                    \
+            if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0) {            \
+                memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
+                len += i - done;                                                              \
+                out[len++] = '\n';                                                            \
+                done = i = end;                                                               \
+            } else if (c == '<' && (end = tag_end(kind, data, n, i)) >= 0) {                  \
+                memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
+                len += i - done;                                                              \
+                out[len++] = ' ';                                                             \
+                done = i = end;                                                               \
+            } else {                                                                          \
+                i++;                                                                          \
+            }                                                                                 \
+        }                                                                                     \
+        memcpy(out + len, s + done, (n - done) * sizeof(TYPE));                               \
+        return len + n - done;                                                                \
+    }
+
+STRIP_OF_KIND(strip_ucs1, Py_UCS1)
+STRIP_OF_KIND(strip_ucs2, Py_UCS2)
+STRIP_OF_KIND(strip_ucs4, Py_UCS4)
+
+static PyObject *
+strip_markup(PyObject *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text))
+        return PyErr_Format(PyExc_TypeError, "strip_markup: text must be str, not %.100s",
+                            Py_TYPE(text)->tp_name);
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), len;
+    void *out = PyMem_Malloc((n + 1) * kind);
+    if (out == NULL)
+        return PyErr_NoMemory();
+    if (kind == PyUnicode_1BYTE_KIND)
+        len = strip_ucs1(kind, data, n, out);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        len = strip_ucs2(kind, data, n, out);
+    else
+        len = strip_ucs4(kind, data, n, out);
+    PyObject *stripped = PyUnicode_FromKindAndData(kind, out, len);
+    PyMem_Free(out);
+    return stripped;
+}
+
+#undef AT
+
+/* -- the index ------------------------------------------------------------------------------ */
+
+/* A contiguous array of `itemsize`-byte items from Python (a numpy array), or -1. */
+static int
+array_view(PyObject *array, Py_buffer *view, Py_ssize_t itemsize, const char *name)
+{
+    if (PyObject_GetBuffer(array, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != itemsize) {
+        PyErr_Format(PyExc_TypeError, "%s: items of %zd bytes expected, not %zd", name, itemsize,
+                     view->itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint32_t *data;
+    Py_ssize_t len, cap;
+} U32s;
+
+static int
+u32s_push(U32s *b, uint32_t value)
+{
+    if (b->len == b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap * 2 : 256;
+        uint32_t *data = PyMem_Realloc(b->data, cap * sizeof(uint32_t));
+        if (data == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->data = data;
+        b->cap = cap;
+    }
+    b->data[b->len++] = value;
+    return 0;
+}
+
+/* lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask,
+ *        max_run) -> (uint32s, n)
+ *
+ * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays, unchanged: the same
+ * four uint32 arrays, in the same order, one after another in one bytearray: record
+ * positions, artifact numbers and artifact positions (n each), then the record positions left
+ * out. max_run < 0 leaves nothing out. */
+static PyObject *
+lookup(PyObject *self, PyObject *args)
+{
+    PyObject *objects[6];
+    unsigned long long shift, mask;
+    long long max_run;
+    if (!PyArg_ParseTuple(args, "OOOOOOKKL:lookup", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5], &shift, &mask, &max_run))
+        return NULL;
+    static const Py_ssize_t sizes[6] = {8, 8, 4, 4, 4, 1};
+    static const char *names[6] = {"shingles", "hashes", "artifacts", "positions", "directory",
+                                   "bitmap"};
+    Py_buffer views[6];
+    int held = 0;
+    PyObject *result = NULL;
+    U32s found = {0}, numbers = {0}, positions = {0}, left_out = {0};
+    for (; held < 6; held++)
+        if (array_view(objects[held], &views[held], sizes[held], names[held]) < 0)
+            goto done;
+    if (shift < 1 || shift > 63) {
+        PyErr_SetString(PyExc_ValueError, "lookup: shift must be 1..63");
+        goto done;
+    }
+    const uint64_t *shingles = views[0].buf, *hashes = views[1].buf;
+    const uint32_t *artifacts = views[2].buf, *artifact_pos = views[3].buf;
+    const uint32_t *directory = views[4].buf;
+    const unsigned char *bitmap = views[5].buf;
+    Py_ssize_t n = views[0].len / 8, n_slots = views[4].len / 4 - 1, n_entries = views[1].len / 8;
+    if ((Py_ssize_t)((mask + 1) / 8) > views[5].len || views[2].len / 4 != n_entries ||
+        views[3].len / 4 != n_entries || n_slots < 1 || (uint64_t)n_slots <= (UINT64_MAX >> shift)) {
+        PyErr_SetString(PyExc_ValueError, "lookup: the index arrays do not fit together");
+        goto done;
+    }
+    for (Py_ssize_t q = 0; q < n; q++) {
+        uint64_t hash = shingles[q], bit = hash & mask;
+        if (!((bitmap[bit >> 3] >> (bit & 7)) & 1))
+            continue;
+        uint64_t slot = hash >> shift;
+        uint32_t start = directory[slot], end = directory[slot + 1];
+        if (max_run >= 0 && (long long)(end - start) > max_run) {
+            if (u32s_push(&left_out, (uint32_t)q) < 0)
+                goto done;
+            continue;
+        }
+        for (uint32_t e = start; e < end; e++) {
+            if (hashes[e] != hash)
+                continue;
+            if (u32s_push(&found, (uint32_t)q) < 0 || u32s_push(&numbers, artifacts[e]) < 0 ||
+                u32s_push(&positions, artifact_pos[e]) < 0)
+                goto done;
+        }
+    }
+    /* one bytearray (one numpy array for the caller, sliced four ways) */
+    Py_ssize_t size = (3 * found.len + left_out.len) * sizeof(uint32_t);
+    PyObject *arrays = PyByteArray_FromStringAndSize(NULL, size);
+    if (arrays != NULL) {
+        char *out = PyByteArray_AS_STRING(arrays);
+        const U32s *parts[4] = {&found, &numbers, &positions, &left_out};
+        for (int p = 0; p < 4; p++) {
+            memcpy(out, parts[p]->data, parts[p]->len * sizeof(uint32_t));
+            out += parts[p]->len * sizeof(uint32_t);
+        }
+        result = Py_BuildValue("(Nn)", arrays, found.len);
+    }
+done:
+    while (held-- > 0)
+        PyBuffer_Release(&views[held]);
+    PyMem_Free(found.data);
+    PyMem_Free(numbers.data);
+    PyMem_Free(positions.data);
+    PyMem_Free(left_out.data);
+    return result;
+}
+
+/* -- passages ---------------------------------------------------------------------------- */
+
+/* An int array from Python (a numpy array, contiguous, of any integer type numpy makes) read
+ * into int64. */
+static int64_t *
+int64s_of(PyObject *array, Py_ssize_t *length, const char *name)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(array, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    const char *format = view.format ? view.format : "B";
+    if (*format == '<' || *format == '=' || *format == '@')
+        format++;
+    Py_ssize_t n = view.itemsize ? view.len / view.itemsize : 0;
+    int64_t *values = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));
+    if (values == NULL) {
+        PyBuffer_Release(&view);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int ok = 1;
+    char type = format[1] == '\0' ? format[0] : '?';
+#define READ_AS(CTYPE)                                                                        \
+    for (Py_ssize_t i = 0; i < n; i++)                                                        \
+        values[i] = (int64_t)((const CTYPE *)view.buf)[i];
+    if ((type == 'i' || type == 'l' || type == 'q') && view.itemsize == 4) {
+        READ_AS(int32_t)
+    } else if ((type == 'I' || type == 'L' || type == 'Q') && view.itemsize == 4) {
+        READ_AS(uint32_t)
+    } else if ((type == 'l' || type == 'q') && view.itemsize == 8) {
+        READ_AS(int64_t)
+    } else if ((type == 'L' || type == 'Q') && view.itemsize == 8) {
+        READ_AS(uint64_t)
+    } else {
+        ok = 0;
+    }
+#undef READ_AS
+    PyBuffer_Release(&view);
+    if (!ok) {
+        PyMem_Free(values);
+        PyErr_Format(PyExc_TypeError, "%s must hold 32- or 64-bit integers", name);
+        return NULL;
+    }
+    *length = n;
+    return values;
+}
+
+typedef struct {
+    int64_t i_first, i_last, j_first, j_last, count;
+    Py_ssize_t seq; /* order before a sort: what Python's stable sorts keep among equals */
+} Run;
+
+typedef struct {
+    int64_t diagonal, i, j;
+} Anchor;
+
+typedef struct {
+    int64_t k, max_gap, min_anchors, max_bridge, max_runs;
+} Rules;
+
+static int
+by_diagonal_then_record(const void *a, const void *b)
+{
+    const Anchor *x = a, *y = b;
+    if (x->diagonal != y->diagonal)
+        return x->diagonal < y->diagonal ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The anchors by (diagonal, record position): often so already (a copy on one diagonal); when
+ * they come in record order, as the lookups give them, a counting sort on the diagonal. */
+static int
+sort_anchors(Anchor *anchors, Py_ssize_t n)
+{
+    int sorted = 1, record_order = 1;
+    int64_t low = anchors[0].diagonal, high = low;
+    for (Py_ssize_t a = 1; a < n; a++) {
+        sorted &= by_diagonal_then_record(&anchors[a - 1], &anchors[a]) <= 0;
+        record_order &= anchors[a - 1].i <= anchors[a].i;
+        low = anchors[a].diagonal < low ? anchors[a].diagonal : low;
+        high = anchors[a].diagonal > high ? anchors[a].diagonal : high;
+    }
+    if (sorted)
+        return 0;
+    if (!record_order || high - low > 4 * (int64_t)n + 1024) {
+        qsort(anchors, n, sizeof(Anchor), by_diagonal_then_record);
+        return 0;
+    }
+    Py_ssize_t span = (Py_ssize_t)(high - low) + 1;
+    Py_ssize_t *starts = PyMem_Calloc(span + 1, sizeof(Py_ssize_t));
+    Anchor *copy = PyMem_Malloc(n * sizeof(Anchor));
+    if (starts == NULL || copy == NULL) {
+        PyMem_Free(starts);
+        PyMem_Free(copy);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t a = 0; a < n; a++)
+        starts[anchors[a].diagonal - low + 1]++;
+    for (Py_ssize_t d = 1; d <= span; d++)
+        starts[d] += starts[d - 1];
+    for (Py_ssize_t a = 0; a < n; a++)
+        copy[starts[anchors[a].diagonal - low]++] = anchors[a];
+    memcpy(anchors, copy, n * sizeof(Anchor));
+    PyMem_Free(starts);
+    PyMem_Free(copy);
+    return 0;
+}
+
+static int
+by_count_desc(const void *a, const void *b)
+{
+    const Run *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+by_seq(const void *a, const void *b)
+{
+    const Run *x = a, *y = b;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+by_record_then_count_desc(const void *a, const void *b)
+{
+    const Run *x = a, *y = b;
+    if (x->i_first != y->i_first)
+        return x->i_first < y->i_first ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+by_record(const void *a, const void *b)
+{
+    const Run *x = a, *y = b;
+    if (x->i_first != y->i_first)
+        return x->i_first < y->i_first ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+by_length_then_count_desc(const void *a, const void *b)
+{
+    const Run *x = a, *y = b;
+    int64_t length_x = x->i_last - x->i_first, length_y = y->i_last - y->i_first;
+    if (length_x != length_y)
+        return length_x > length_y ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void
+renumber(Run *runs, Py_ssize_t n)
+{
+    for (Py_ssize_t r = 0; r < n; r++)
+        runs[r].seq = r;
+}
+
+/* filter/align.py's align() for one pair: the anchors (i, j) in `anchors` (n of them, which it
+ * sorts), the passages into `out` as (record_start, record_end, artifact_start, artifact_end,
+ * shared) tuples. Each step mirrors the function of align.py named beside it. */
+static int
+align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
+{
+    if (n < rules->min_anchors)
+        return 0;
+    int status = -1;
+    Run *runs = PyMem_Malloc(n * sizeof(Run));
+    Run *chains = PyMem_Malloc(n * sizeof(Run));
+    Py_ssize_t *active = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    Run *kept = PyMem_Malloc(n * sizeof(Run));
+    if (!runs || !chains || !active || !kept) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* _runs: cut along each diagonal where it changes or the record steps over max_gap */
+    if (sort_anchors(anchors, n) < 0)
+        goto done;
+    Py_ssize_t n_runs = 0;
+    for (Py_ssize_t a = 0; a < n; a++) {
+        if (a == 0 || anchors[a].diagonal != anchors[a - 1].diagonal ||
+            anchors[a].i - anchors[a - 1].i > rules->max_gap) {
+            runs[n_runs] = (Run){anchors[a].i, anchors[a].i, anchors[a].j, anchors[a].j, 0, n_runs};
+            n_runs++;
+        }
+        Run *run = &runs[n_runs - 1];
+        run->i_last = anchors[a].i;
+        run->j_last = anchors[a].j;
+        run->count++;
+    }
+    if (n_runs > rules->max_runs) {
+        /* the longest max_runs, the first of equals, kept in their order */
+        qsort(runs, n_runs, sizeof(Run), by_count_desc);
+        n_runs = rules->max_runs;
+        qsort(runs, n_runs, sizeof(Run), by_seq);
+        renumber(runs, n_runs);
+    }
+    /* _chain: runs in record order join the nearest chain they follow in both texts */
+    qsort(runs, n_runs, sizeof(Run), by_record_then_count_desc);
+    Py_ssize_t n_chains = 0, n_active = 0;
+    for (Py_ssize_t r = 0; r < n_runs; r++) {
+        const Run *run = &runs[r];
+        Py_ssize_t still = 0, best = -1;
+        int64_t best_step = 0;
+        for (Py_ssize_t a = 0; a < n_active; a++) {
+            Run *chain = &chains[active[a]];
+            if (chain->i_last < run->i_first - rules->max_gap)
+                continue;
+            active[still++] = active[a];
+            int64_t step_i = run->i_first - chain->i_last, step_j = run->j_first - chain->j_last;
+            if (0 < step_i && 0 < step_j && step_j <= rules->max_gap &&
+                (best < 0 || step_i + step_j < best_step)) {
+                best = active[a];
+                best_step = step_i + step_j;
+            }
+        }
+        n_active = still;
+        if (best < 0) {
+            chains[n_chains] = *run;
+            chains[n_chains].seq = n_chains;
+            active[n_active++] = n_chains++;
+        } else {
+            chains[best].i_last = run->i_last;
+            chains[best].j_last = run->j_last;
+            chains[best].count += run->count;
+        }
+    }
+    /* chains of min_anchors or more, then _bridge: join those that follow within max_bridge */
+    Py_ssize_t n_long = 0;
+    for (Py_ssize_t c = 0; c < n_chains; c++)
+        if (chains[c].count >= rules->min_anchors)
+            chains[n_long++] = chains[c];
+    renumber(chains, n_long);
+    qsort(chains, n_long, sizeof(Run), by_record);
+    Run *joined = runs; /* the runs are done with */
+    Py_ssize_t n_joined = 0;
+    for (Py_ssize_t c = 0; c < n_long; c++) {
+        const Run *chain = &chains[c];
+        int merged = 0;
+        for (Py_ssize_t e = n_joined - 1; e >= 0 && e >= n_joined - 4; e--) {
+            Run *earlier = &joined[e];
+            int64_t step_i = chain->i_first - earlier->i_last;
+            int64_t step_j = chain->j_first - earlier->j_last;
+            if (0 < step_i && step_i <= rules->max_bridge && 0 < step_j &&
+                step_j <= rules->max_bridge) {
+                earlier->i_last = chain->i_last;
+                earlier->j_last = chain->j_last;
+                earlier->count += chain->count;
+                merged = 1;
+                break;
+            }
+        }
+        if (!merged)
+            joined[n_joined++] = *chain;
+    }
+    /* align: longest first, leaving out a passage mostly inside one kept already */
+    renumber(joined, n_joined);
+    qsort(joined, n_joined, sizeof(Run), by_length_then_count_desc);
+    Py_ssize_t n_kept = 0;
+    for (Py_ssize_t c = 0; c < n_joined; c++) {
+        int64_t start = joined[c].i_first, end = joined[c].i_last + rules->k, inside = 0;
+        for (Py_ssize_t o = 0; o < n_kept; o++) {
+            int64_t lo = start > kept[o].i_first ? start : kept[o].i_first;
+            int64_t hi = end < kept[o].i_last ? end : kept[o].i_last;
+            if (hi > lo)
+                inside += hi - lo;
+        }
+        if (inside * 2 > end - start)
+            continue;
+        /* kept holds [record_start, record_end) in i_first, i_last, the artifact's likewise */
+        kept[n_kept] = (Run){start, end, joined[c].j_first, joined[c].j_last + rules->k,
+                             joined[c].count, n_kept};
+        n_kept++;
+    }
+    qsort(kept, n_kept, sizeof(Run), by_record);
+    for (Py_ssize_t c = 0; c < n_kept; c++) {
+        PyObject *passage = Py_BuildValue("(LLLLL)", (long long)kept[c].i_first,
+                                          (long long)kept[c].i_last, (long long)kept[c].j_first,
+                                          (long long)kept[c].j_last, (long long)kept[c].count);
+        if (passage == NULL || PyList_Append(out, passage) < 0) {
+            Py_XDECREF(passage);
+            goto done;
+        }
+        Py_DECREF(passage);
+    }
+    status = 0;
+done:
+    PyMem_Free(runs);
+    PyMem_Free(chains);
+    PyMem_Free(active);
+    PyMem_Free(kept);
+    return status;
+}
+
+typedef struct {
+    int64_t number;
+    Py_ssize_t at; /* in the numbers asked for */
+} Wanted;
+
+static int
+by_number(const void *a, const void *b)
+{
+    const Wanted *x = a, *y = b;
+    if (x->number != y->number)
+        return x->number < y->number ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* align_many(record_pos, artifact_no, artifact_pos, numbers, k, max_gap, min_anchors,
+ *            max_bridge, max_runs) -> [[passage, ...] for each number]
+ *
+ * One record's anchors against several artifacts: for each artifact number in `numbers`, the
+ * passages align() finds in the anchors whose artifact_no is that number. */
+static PyObject *
+align_many(PyObject *self, PyObject *args)
+{
+    PyObject *record_obj, *number_obj, *artifact_obj, *numbers;
+    Rules rules;
+    if (!PyArg_ParseTuple(args, "OOOOLLLLL:align_many", &record_obj, &number_obj, &artifact_obj,
+                          &numbers, &rules.k, &rules.max_gap, &rules.min_anchors,
+                          &rules.max_bridge, &rules.max_runs))
+        return NULL;
+    if (rules.max_runs < 1 || rules.min_anchors < 1)
+        return PyErr_Format(PyExc_ValueError, "align_many: max_runs and min_anchors must be >= 1");
+    Py_ssize_t n, n_numbers, n_positions, n_wanted = 0;
+    PyObject *result = NULL, *seq = NULL;
+    int64_t *record_pos = NULL, *artifact_no = NULL, *artifact_pos = NULL;
+    Py_ssize_t *starts = NULL, *slot_of = NULL;
+    Wanted *wanted = NULL;
+    Anchor *anchors = NULL;
+    if (!(record_pos = int64s_of(record_obj, &n, "record_pos")) ||
+        !(artifact_no = int64s_of(number_obj, &n_numbers, "artifact_no")) ||
+        !(artifact_pos = int64s_of(artifact_obj, &n_positions, "artifact_pos")))
+        goto done;
+    if (n_numbers != n || n_positions != n) {
+        PyErr_SetString(PyExc_ValueError, "align_many: the three anchor arrays differ in length");
+        goto done;
+    }
+    if (!(seq = PySequence_Fast(numbers, "align_many: numbers must be a sequence of int")))
+        goto done;
+    n_wanted = PySequence_Fast_GET_SIZE(seq);
+    wanted = PyMem_Malloc((n_wanted ? n_wanted : 1) * sizeof(Wanted));
+    starts = PyMem_Calloc(n_wanted + 1, sizeof(Py_ssize_t));
+    slot_of = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    anchors = PyMem_Malloc((n ? n : 1) * sizeof(Anchor));
+    if (!wanted || !starts || !slot_of || !anchors) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t w = 0; w < n_wanted; w++) {
+        wanted[w] = (Wanted){PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, w)), w};
+        if (wanted[w].number == -1 && PyErr_Occurred())
+            goto done;
+    }
+    qsort(wanted, n_wanted, sizeof(Wanted), by_number);
+    /* each anchor to the first number asked for that is its artifact's (a number asked for
+     * twice gets its passages twice: the later ones are copied below) */
+    for (Py_ssize_t a = 0; a < n; a++) {
+        Py_ssize_t lo = 0, hi = n_wanted;
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (wanted[mid].number < artifact_no[a])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        slot_of[a] = (lo < n_wanted && wanted[lo].number == artifact_no[a]) ? lo : -1;
+        if (slot_of[a] >= 0)
+            starts[lo + 1]++;
+    }
+    for (Py_ssize_t w = 1; w <= n_wanted; w++)
+        starts[w] += starts[w - 1];
+    for (Py_ssize_t a = 0; a < n; a++) /* stable: each artifact's anchors in their order */
+        if (slot_of[a] >= 0)
+            anchors[starts[slot_of[a]]++] =
+                (Anchor){artifact_pos[a] - record_pos[a], record_pos[a], artifact_pos[a]};
+    /* starts[w] is now where slot w's anchors end */
+    if (!(result = PyList_New(n_wanted)))
+        goto done;
+    for (Py_ssize_t w = 0; w < n_wanted; w++) {
+        Py_ssize_t first = w ? starts[w - 1] : 0, at = wanted[w].at;
+        PyObject *passages;
+        if (w && wanted[w].number == wanted[w - 1].number) {
+            passages = PyList_GetSlice(PyList_GET_ITEM(result, wanted[w - 1].at), 0, PY_SSIZE_T_MAX);
+            if (passages == NULL) {
+                Py_CLEAR(result);
+                goto done;
+            }
+            PyList_SET_ITEM(result, at, passages);
+            continue;
+        }
+        if (!(passages = PyList_New(0))) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, at, passages);
+        if (align_one(anchors + first, starts[w] - first, &rules, passages) < 0) {
+            Py_CLEAR(result);
+            goto done;
+        }
+    }
+done:
+    Py_XDECREF(seq);
+    PyMem_Free(record_pos);
+    PyMem_Free(artifact_no);
+    PyMem_Free(artifact_pos);
+    PyMem_Free(wanted);
+    PyMem_Free(starts);
+    PyMem_Free(slot_of);
+    PyMem_Free(anchors);
+    return result;
+}
+
+static int
+by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap)
+ *     -> [(record, [artifact numbers]), ...]
+ *
+ * filter/matcher.py's DerivedFilter._candidates: the anchors counted per (record, artifact)
+ * pair (owner[a] is anchor a's record), and the pairs kept whose count reaches the artifact's
+ * min_shared and, times max_gap, min_overlap of the smaller text; records in order, each one's
+ * artifact numbers in order. */
+static PyObject *
+candidates(PyObject *self, PyObject *args)
+{
+    PyObject *objects[5];
+    double min_overlap;
+    long long max_gap;
+    if (!PyArg_ParseTuple(args, "OOOOOdL:candidates", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &min_overlap, &max_gap))
+        return NULL;
+    static const char *names[5] = {"owner", "artifact_no", "tokens", "min_shared", "n_tokens"};
+    int64_t *arrays[5] = {NULL};
+    Py_ssize_t lengths[5];
+    uint64_t *keys = NULL;
+    PyObject *result = NULL;
+    for (int a = 0; a < 5; a++)
+        if (!(arrays[a] = int64s_of(objects[a], &lengths[a], names[a])))
+            goto done;
+    const int64_t *owner = arrays[0], *artifact_no = arrays[1], *tokens = arrays[2],
+                  *min_shared = arrays[3], *n_tokens = arrays[4];
+    Py_ssize_t n = lengths[0], n_artifacts = lengths[2], n_records = lengths[4];
+    if (lengths[1] != n || lengths[3] != n_artifacts) {
+        PyErr_SetString(PyExc_ValueError, "candidates: arrays of different lengths");
+        goto done;
+    }
+    keys = PyMem_Malloc((n ? n : 1) * sizeof(uint64_t));
+    if (keys == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sorted = 1;
+    for (Py_ssize_t a = 0; a < n; a++) {
+        if (owner[a] < 0 || owner[a] >= n_records || artifact_no[a] < 0 ||
+            artifact_no[a] >= n_artifacts) {
+            PyErr_SetString(PyExc_ValueError, "candidates: a record or artifact out of range");
+            goto done;
+        }
+        keys[a] = ((uint64_t)owner[a] << 32) | (uint64_t)artifact_no[a];
+        sorted &= a == 0 || owner[a] >= owner[a - 1];
+    }
+    if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
+        for (Py_ssize_t first = 0, last; first < n; first = last) {
+            for (last = first + 1; last < n && owner[last] == owner[first]; last++)
+                ;
+            qsort(keys + first, last - first, sizeof(uint64_t), by_u64);
+        }
+    } else {
+        qsort(keys, n, sizeof(uint64_t), by_u64);
+    }
+    result = PyList_New(0);
+    if (result == NULL)
+        goto done;
+    PyObject *numbers = NULL;
+    int64_t record_of_numbers = -1;
+    for (Py_ssize_t first = 0, last; first < n; first = last) {
+        for (last = first + 1; last < n && keys[last] == keys[first]; last++)
+            ;
+        int64_t count = last - first, record = (int64_t)(keys[first] >> 32);
+        int64_t number = (int64_t)(keys[first] & 0xFFFFFFFFu);
+        int64_t smaller = tokens[number] < n_tokens[record] ? tokens[number] : n_tokens[record];
+        if (count < min_shared[number] ||
+            !((double)(count * max_gap) >= min_overlap * (double)smaller))
+            continue;
+        if (record != record_of_numbers) {
+            numbers = PyList_New(0);
+            PyObject *pair = numbers ? Py_BuildValue("(LN)", (long long)record, numbers) : NULL;
+            if (pair == NULL || PyList_Append(result, pair) < 0) {
+                Py_XDECREF(pair);
+                Py_CLEAR(result);
+                goto done;
+            }
+            Py_DECREF(pair);
+            record_of_numbers = record;
+        }
+        PyObject *value = PyLong_FromLongLong(number);
+        if (value == NULL || PyList_Append(numbers, value) < 0) {
+            Py_XDECREF(value);
+            Py_CLEAR(result);
+            goto done;
+        }
+        Py_DECREF(value);
+    }
+done:
+    for (int a = 0; a < 5; a++)
+        PyMem_Free(arrays[a]);
+    PyMem_Free(keys);
+    return result;
+}
+
+/* -- the module -------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"set_marks", set_marks, METH_O,
+     "set_marks(ranges): the combining marks that join a word, as (first, last) code points."},
+    {"char_classes", char_classes, METH_NOARGS,
+     "char_classes() -> bytes: each code point's class bits (1 word, 2 mark, 4 space, 8 digit)."},
+    {"strip_markup", strip_markup, METH_O,
+     "strip_markup(text): filter/normalise.py's _strip_for_words(text)."},
+    {"lookup", lookup, METH_VARARGS,
+     "lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask, "
+     "max_run): ShingleIndex.lookup_distinctive over the index's arrays."},
+    {"candidates", candidates, METH_VARARGS,
+     "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap): "
+     "DerivedFilter._candidates."},
+    {"shingles", shingles, METH_VARARGS,
+     "shingles(texts, k) -> (shingle hashes as uint64, word counts as int64), bytearrays."},
+    {"align_many", align_many, METH_VARARGS,
+     "align_many(record_pos, artifact_no, artifact_pos, numbers, k, max_gap, min_anchors, "
+     "max_bridge, max_runs) -> a list of passages for each artifact number."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "filter._speedups",
+    "The matcher's hot loops in C (filter/speedups.py says whether they are in use).", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    for (int c = 0; c < 128; c++)
+        ascii_word[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "API", SPEEDUPS_API) < 0 ||
+        PyModule_AddStringConstant(m, "XXHASH_VERSION", "0.8.4") < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,323 @@
+"""The compiled hot loops (filter/_speedups.c) against the pure-Python code they replace.
+
+Each C function is compared with its Python reference on the same input: the character
+classes with the re module's over every code point, the markup cut with the regexes, word
+hashes with python-xxhash, shingles, index lookups, candidates and passages on random input
+made to hit the edge cases (ties, repeats, boilerplate, more runs than MAX_RUNS). The rest of
+tests/filter runs on both implementations (conftest.py).
+"""
+
+import random
+import re
+
+import numpy as np
+import pytest
+import xxhash
+
+from filter import ArtifactRecord, DerivedFilter, normalise, speedups
+from filter.align import MAX_GAP, align_many
+from filter.index import ShingleIndex
+from filter.normalise import word_bytes
+from filter.shingles import texts_shingles
+from tests.texts import REFERENCE_NAMES, SKILL_NAMES, reference, skill
+
+
+@pytest.fixture(autouse=True)
+def implementation():
+    """These tests run once, not once per implementation (conftest.py): they compare the two."""
+    return "both"
+
+
+@pytest.fixture
+def compiled():
+    if speedups.built is None:
+        pytest.skip(f"the compiled matcher is not in use: {speedups.status}")
+    return speedups.built
+
+
+def both(function, *args, **kwargs):
+    """function(*args, **kwargs) with the compiled module, then in pure Python."""
+    with_c = function(*args, **kwargs)
+    with speedups.pure_python():
+        return with_c, function(*args, **kwargs)
+
+
+def test_the_compiled_matcher_is_built_and_in_use():
+    if speedups.PURE_PYTHON_ENV in speedups.status:
+        pytest.skip(speedups.status)
+    # `pip install -e .` (make, CI) and the wheel build it: a test run without it is a
+    # broken build, not a slower one.
+    assert speedups.built is not None, speedups.status
+    assert speedups.status == "compiled (filter._speedups)"
+    assert speedups.built.API == speedups.API
+
+
+def test_the_variable_turns_the_compiled_module_off(monkeypatch):
+    monkeypatch.setenv("POIMEN_PURE_PYTHON", "1")
+    module, status = speedups._load()
+    assert module is None
+    assert "POIMEN_PURE_PYTHON" in status
+    monkeypatch.setenv("POIMEN_PURE_PYTHON", "0")
+    assert "POIMEN_PURE_PYTHON" not in speedups._load()[1]
+
+
+def test_a_stale_build_is_not_used(monkeypatch):
+    import sys
+    import types
+
+    stale = types.ModuleType("filter._speedups")
+    stale.API = speedups.API - 1
+    monkeypatch.delenv("POIMEN_PURE_PYTHON", raising=False)
+    monkeypatch.setitem(sys.modules, "filter._speedups", stale)
+    monkeypatch.setattr("filter._speedups", stale, raising=False)
+
+    module, status = speedups._load()
+
+    assert module is None
+    assert "stale build" in status and "pip install -e ." in status
+
+
+def test_pure_python_turns_it_off_for_a_while_only(compiled):
+    with speedups.pure_python():
+        assert speedups.compiled is None
+    assert speedups.compiled is compiled
+
+
+# -- words --------------------------------------------------------------------------------
+
+
+def test_every_code_point_is_classed_as_the_re_module_classes_it(compiled):
+    everything = "".join(map(chr, range(0x110000)))
+    expected = bytearray(0x110000)
+    for flag, pattern in [
+        (1, r"[^\W_]"),  # what starts a word (filter/normalise.py's _UNICODE_WORD)
+        (2, f"[{normalise._COMBINING}]"),  # the marks that may follow in one
+        (4, r"\s"),  # the markup rules' whitespace
+        (8, r"\d"),  # and digits
+    ]:
+        for found in re.finditer(pattern, everything):
+            expected[found.start()] |= flag
+
+    classes = compiled.char_classes()
+
+    differ = [code for code in range(0x110000) if classes[code] != expected[code]]
+    assert not differ, [(hex(code), classes[code], expected[code]) for code in differ[:20]]
+
+
+# What markup is made of, and the characters that look like it and are not (other spaces,
+# other digits, other line breaks).
+MARKUP_PIECES = (
+    list("ab Z9_.:)>-*+`~/<>\t\n\n\n")
+    + [" ", "  ", "\u3000", "\xa0", "\x1c", "\x85", "\u2028", "\r", "\x0b", "\u200b"]
+    + ["0", "12", "123456789", "1234567890", "\u0663", "\uff11", "\u00b2", "\U0001d7ce"]
+    + ["→", "\t", ": ", ":", "1. ", "2) ", "10.", "- ", "* ", "+ ", "-", "> ", ">>", " > "]
+    + ["```", "``", "````py", "~~~", "~~", "~~~ {.sh}", "```\n", "\n```"]
+    + ["<", "</", "<a", "<b>", "</p>", '<a href="x">', "<br/>", "<br />", "<x-1 y>", "<1>"]
+    + ["< a>", "<a\n>", "<a <b>", "<a/b>", "<a/ >", "<é>", "<aé>", "<a é>", "<A-Z9>"]
+    + ["é", "e\u0301", "中文", "🚀", "Привет", "\n    7→", "\n12: ", "\n3\t", "\n- 2) "]
+)
+
+
+def test_the_markup_cut_is_the_regexes_on_random_text(compiled):
+    rng = random.Random(2027)
+    for _ in range(30_000):
+        text = "".join(rng.choices(MARKUP_PIECES, k=rng.randint(0, 30)))
+        with speedups.pure_python():
+            expected = normalise._strip_for_words(text)
+        assert compiled.strip_markup(text) == expected, repr(text)
+
+
+def test_the_markup_cut_is_the_regexes_on_the_test_texts(compiled):
+    texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
+    for text in texts:
+        with speedups.pure_python():
+            expected = normalise._strip_for_words(text)
+        assert compiled.strip_markup(text) == expected
+
+
+# Words of every length xxh3 treats apart (0-16, 17-128, 129-240 and longer bytes), in every
+# width a str is stored in.
+WORD_PIECES = (
+    ["a", "Ab", "zz9", "É", "ß", "ẞ", "中文", "한국어", "Привет", "🚀", "⚠️", "👍🏽", "e\u0301"]
+    + ["x" * 17, "Y" * 100, "é" * 70, "中" * 50, "q" * 300, "\U0001d400" * 70]
+    + [" ", "\n", ", ", "_", "—", "\u00ad", "\u200d", "<b>", "\n1. ", "\n```\n", "ﬁ", "½"]
+    # marks NFKC leaves as they are: inside words, after symbols, astral
+    + ["हिन्दी", "ภาษาไทย", "q\u0301", "\u0627\u064e", "x\u20e3", "\u0301", "\U0001d165"]
+)
+
+
+def test_word_hashes_are_python_xxhash_of_each_word(compiled):
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choices(WORD_PIECES, k=rng.randint(0, 20)))
+        hashes, counts = compiled.shingles([normalise.prepared_for_words(text)], 1)
+        with speedups.pure_python():
+            words = word_bytes(text)
+        assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
+            xxhash.xxh3_64_intdigest(word) for word in words
+        ], repr(text)
+        assert np.frombuffer(counts, dtype=np.int64).tolist() == [len(words)]
+
+
+def test_shingles_are_the_pure_python_shingles(compiled):
+    rng = random.Random(11)
+    texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
+    texts += ["".join(rng.choices(WORD_PIECES, k=rng.randint(0, 40))) for _ in range(500)]
+    texts += ["", "one", "one two three four", "one two three four five"]
+    for k in (1, 2, 5, 9):
+        (shingles, firsts, counts), (expected, expected_firsts, expected_counts) = both(
+            texts_shingles, texts, k
+        )
+        assert np.array_equal(shingles, expected)
+        assert np.array_equal(firsts, expected_firsts)
+        assert counts == expected_counts
+        for text in texts[:8] + texts[-4:]:
+            (one, _, (n,)), (expected_one, _, (expected_n,)) = both(texts_shingles, [text], k)
+            assert np.array_equal(one, expected_one) and n == expected_n
+
+
+def test_the_word_scan_refuses_what_is_not_text(compiled):
+    with pytest.raises(TypeError, match="texts must be str"):
+        compiled.shingles(["fine", b"bytes"], 5)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        compiled.shingles(["fine"], 0)
+
+
+# -- the index, candidates and passages -----------------------------------------------------
+
+
+def random_index(rng) -> tuple[ShingleIndex, list[np.ndarray]]:
+    """An index small enough for slots to hold several hashes, with boilerplate (hashes in
+    many artifacts) and repeats within one artifact."""
+    pool = np.array([rng.getrandbits(64) for _ in range(3000)], dtype=np.uint64)
+    boilerplate = pool[:40]
+    index, texts = ShingleIndex(), []
+    for number in range(120):
+        shingles = pool[[rng.randrange(len(pool)) for _ in range(rng.randint(0, 150))]]
+        if number % 3 == 0:
+            shingles = np.concatenate([shingles, boilerplate[: rng.randint(1, 40)]])
+        index.add(number, shingles)
+        texts.append(shingles)
+    return index, texts
+
+
+def test_lookups_are_the_numpy_lookups(compiled):
+    rng = random.Random(5)
+    for _ in range(20):
+        index, texts = random_index(rng)
+        query = np.concatenate(
+            [
+                texts[rng.randrange(len(texts))],
+                np.array([rng.getrandbits(64) for _ in range(200)], dtype=np.uint64),
+                texts[rng.randrange(len(texts))][::-1],
+            ]
+        )
+        for max_run in (None, 0, 1, 3, 16):
+            found, expected = both(index.lookup_distinctive, query, max_run=max_run)
+            for got, want in zip(found, expected, strict=True):
+                assert got.dtype == want.dtype == np.uint32
+                assert np.array_equal(got, want), max_run
+        empty, expected = both(index.lookup, np.empty(0, dtype=np.uint64))
+        assert all(len(a) == 0 for a in empty + expected)
+
+
+def test_candidates_are_the_numpy_candidates(compiled):
+    rng = random.Random(3)
+    derived_filter = DerivedFilter(min_shared={"a": 3, "b": 1}, default_min_shared=5)
+    for number in range(300):
+        text = " ".join(f"w{rng.randrange(400)}" for _ in range(rng.randint(5, 200)))
+        derived_filter.add(
+            ArtifactRecord.from_text(kind="abc"[number % 3], name=f"{number}", text=text)
+        )
+    for _ in range(200):
+        n_records = rng.randint(1, 6)
+        size = rng.randint(0, 400)
+        owner = np.sort(np.array([rng.randrange(n_records) for _ in range(size)], dtype=np.int64))
+        if rng.random() < 0.2:
+            owner = owner[::-1].copy()  # not in record order
+        artifact_no = np.array([rng.randrange(300) for _ in range(size)], dtype=np.uint32)
+        artifact_no[: size // 2] = artifact_no[0] if size else 0  # many anchors on one
+        n_tokens = [rng.randint(0, 300) for _ in range(n_records)]
+
+        def candidates(owner=owner, artifact_no=artifact_no, n_tokens=n_tokens):
+            return list(derived_filter._candidates(owner, artifact_no, n_tokens))
+
+        with_c, expected = both(candidates)
+        assert with_c == expected
+
+
+def random_anchors(rng) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """One record's anchors with several artifacts: copies along diagonals with changed,
+    inserted and deleted words, echoes of a repeated phrase, chance hits, equal runs."""
+    record, artifact, number = [], [], []
+    numbers = rng.sample(range(50), rng.randint(1, 5))
+    for artifact_number in numbers:
+        i, j = rng.randrange(0, 500), rng.randrange(0, 500)
+        for _ in range(rng.randint(0, 6)):  # stretches of copy
+            for _ in range(rng.randint(1, 60)):
+                if rng.random() < 0.85:
+                    record.append(i)
+                    artifact.append(j)
+                    number.append(artifact_number)
+                step = rng.choice([1, 1, 1, 1, 2, 6, 13, 30])
+                i, j = i + step, j + step + rng.choice([0, 0, 0, 0, 1, -1])
+            i, j = i + rng.randrange(0, 40), j + rng.randrange(-20, 40)
+        for _ in range(rng.choice([0, 0, 3])):  # a phrase the artifact holds several times
+            i, j = i + rng.randrange(1, 20), j + rng.randrange(1, 20)
+            length = rng.randint(3, 8)
+            for echo in [0] + rng.sample(range(100, 2000, 50), rng.randint(1, 4)):
+                for step in range(length):
+                    record.append(i + step)
+                    artifact.append(j + echo + step)
+                    number.append(artifact_number)
+            i, j = i + length, j + length
+        for _ in range(rng.randint(0, 30)):  # chance hits and echoes
+            record.append(rng.randrange(0, 900))
+            artifact.append(rng.randrange(0, 900))
+            number.append(artifact_number)
+    if rng.random() < 0.3:
+        numbers.append(99)  # a number with no anchors
+    pairs = sorted({(i, j, n) for i, j, n in zip(record, artifact, number, strict=True) if j >= 0})
+    if rng.random() < 0.3:
+        rng.shuffle(pairs)  # not in record order
+    as_array = lambda column, dtype: np.array([p[column] for p in pairs], dtype=dtype)  # noqa: E731
+    return as_array(0, np.uint32), as_array(2, np.uint32), as_array(1, np.uint32), numbers
+
+
+def test_passages_are_the_pure_python_passages(compiled):
+    rng = random.Random(13)
+    for _ in range(600):
+        record_pos, artifact_no, artifact_pos, numbers = random_anchors(rng)
+        k = rng.choice([1, 5, 8])
+        with_c, expected = both(align_many, record_pos, artifact_no, artifact_pos, numbers, k)
+        assert with_c == expected
+        # int64 positions (check_many's record positions are shifted to the record's own)
+        wide = align_many(record_pos.astype(np.int64), artifact_no, artifact_pos, numbers, k)
+        assert wide == expected
+
+
+def test_passages_beyond_max_runs_are_the_pure_python_passages(compiled):
+    """A pathological record (one phrase repeated thousands of times) keeps only the longest
+    MAX_RUNS runs, the first of equals, in both."""
+    rng = random.Random(17)
+    for _ in range(1):
+        record_pos, artifact_pos = [], []
+        for run in range(2600):
+            length = rng.choice([3, 3, 3, 4])  # the cut falls among runs of 3: passages
+            i, j = run * 40, rng.randrange(0, 50_000)
+            for step in range(length):
+                record_pos.append(i + step)
+                artifact_pos.append(j + step)
+        record_pos = np.array(record_pos, dtype=np.uint32)
+        artifact_pos = np.array(artifact_pos, dtype=np.uint32)
+        artifact_no = np.zeros(len(record_pos), dtype=np.uint32)
+        with_c, expected = both(align_many, record_pos, artifact_no, artifact_pos, [0], 5)
+        assert with_c == expected and expected[0]
+
+
+def test_passages_refuse_arrays_that_do_not_fit(compiled):
+    anchors = np.arange(5, dtype=np.uint32)
+    with pytest.raises(ValueError, match="differ in length"):
+        compiled.align_many(anchors, anchors[:4], anchors, [0], 5, MAX_GAP, 3, 24, 2000)
+    with pytest.raises(TypeError, match="32- or 64-bit integers"):
+        compiled.align_many(anchors.astype(np.float64), anchors, anchors, [0], 5, 12, 3, 24, 9)
