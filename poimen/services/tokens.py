@@ -6,13 +6,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from poimen.models import ApiToken, Event
 from poimen.services.common import InputError
 
 TOKEN_PREFIX = "poimen_"
+# What a token may be allowed, as "app_label.codename": read with the token, in its query.
+API_PERMISSIONS = ("poimen.check_records", "poimen.register_artifact")
 # last_used_at is written at most this often per token: a write on every request would cost
 # more than the check it authorises.
 LAST_USED_EVERY = timedelta(seconds=60)
@@ -75,15 +79,41 @@ class TokenRefused(Exception):
     """A bearer token that is not one of ours, or no longer valid: why, for the 401."""
 
 
+def _held(permission: str):
+    """Whether the token's user holds `permission`, as Django's ModelBackend decides it for
+    an active user (a superuser holds all; else directly or through a group), as a
+    subquery: the check costs no query of its own."""
+    app_label, codename = permission.split(".")
+    named = Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+    return (
+        Q(user__is_superuser=True)
+        | Exists(named.filter(user=OuterRef("user_id")))
+        | Exists(named.filter(group__user=OuterRef("user_id")))
+    )
+
+
 def api_token_authenticate(raw: str) -> ApiToken:
-    """The live token `raw` is, with its user; its last use noted (once a minute at most)."""
-    token = ApiToken.objects.select_related("user").filter(key_sha256=_sha256(raw.strip())).first()
+    """The live token `raw` is, with its user and the API permissions it holds
+    (`token.permissions`), in one query; its last use noted (once a minute at most).
+
+    Nothing is cached: a token revoked, a user made inactive or a permission taken away
+    holds from the next request, in every process."""
+    held = {f"held_{n}": _held(p) for n, p in enumerate(API_PERMISSIONS)}
+    token = (
+        ApiToken.objects.select_related("user")
+        .annotate(**held)
+        .filter(key_sha256=_sha256(raw.strip()))
+        .first()
+    )
     if token is None:
         raise TokenRefused("unknown token")
     if token.revoked_at is not None:
         raise TokenRefused(f"token {token.prefix}… was revoked")
     if not token.user.is_active:
         raise TokenRefused(f"token {token.prefix}… belongs to an inactive user")
+    token.permissions = frozenset(
+        p for n, p in enumerate(API_PERMISSIONS) if getattr(token, f"held_{n}")
+    )
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
