@@ -154,6 +154,8 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
                 "session": item.session,
                 "source": item.source,
                 "metadata": metadata,
+                # the same as `ingest` of this transcript gives it: stored once either way
+                "identity": item.identity or None,
             }
         )
         keys.append(key)

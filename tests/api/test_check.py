@@ -97,6 +97,17 @@ def test_the_same_record_twice_in_one_request_is_stored_once(api):
     assert Record.objects.filter(external_id="dup").count() == 1
 
 
+def test_a_record_sent_again_under_another_source_with_its_identity_is_stored_once(api):
+    one = {"id": "s1/u1/0", "text": UNRELATED, "identity": "claude-code:s1/u1/0"}
+    first = api.post(CHECK, {"records": [one]}).json()["results"][0]
+    again = api.post(CHECK, {"records": [{**one, "source": "laptop"}]}).json()["results"][0]
+    assert (first["stored"], again["stored"]) == ("new", "already")
+    assert Record.objects.get().identity == "claude-code:s1/u1/0"
+    bad = [{**one, "identity": 7}, {**one, "id": "x", "identity": "i" * 501}]
+    errors = [r["error"] for r in api.post(CHECK, {"records": bad}).json()["results"]]
+    assert '"identity" is int' in errors[0] and "longer than 500" in errors[1]
+
+
 def test_stored_records_join_the_tokens_run_of_the_day(api):
     api.post(CHECK, {"records": [{"id": "a", "text": UNRELATED}]})
     answer = api.post(CHECK, {"records": [{"id": "b", "text": UNRELATED + " More."}]}).json()
