@@ -141,10 +141,22 @@ def test_over_a_thousand_records_is_413_naming_the_limits(api):
 
 
 def test_over_ten_megabytes_is_413_before_anything_is_read(api, settings):
-    settings.POIMEN_API_MAX_BYTES = settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 50_000
+    settings.POIMEN_API_MAX_BYTES = 50_000
     answer = api.post(CHECK, {"records": [{"id": 1, "text": "word " * 20_000}]})
     assert answer.status_code == 413
-    assert "50,000 bytes" in answer.json()["detail"]
+    assert "50,000 bytes" in answer.json()["detail"] and "1,000 records" in answer.json()["detail"]
+    assert not Record.objects.exists()
+
+
+def test_the_api_limit_is_the_apis_alone(api, admin_client, settings):
+    """A body over Django's DATA_UPLOAD_MAX_MEMORY_SIZE is the API's to take (up to its 10
+    MB); the desk's requests keep Django's limit."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 20_000
+    text = "word " * 10_000  # 50 KB
+    answer = api.post(CHECK, {"records": [{"id": 1, "text": text}], "store": False})
+    assert answer.status_code == 200 and answer.json()["results"][0]["status"] == "evidence"
+    desk = admin_client.post("/password/", {"old_password": text}, follow=False)
+    assert desk.status_code == 400  # Django's RequestDataTooBig
 
 
 def test_a_skill_registered_later_is_in_force_for_the_next_check(api):
