@@ -26,7 +26,7 @@ from poimen.artifact_index import ArtifactIndex, artifact_index_extend, artifact
 from poimen.models import Artifact, KindPolicy
 from poimen.policies import Policies
 
-_POLICY_FIELDS = [field.attname for field in KindPolicy._meta.concrete_fields]
+_POLICY_FIELDS = KindPolicy._meta.concrete_fields
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ class IndexState:
     @property
     def policies(self) -> Policies:
         return Policies.from_rows(
-            dict(zip(_POLICY_FIELDS, row, strict=True)) for row in self.policy_rows
+            {f.attname: value for f, value in zip(_POLICY_FIELDS, row, strict=True)}
+            for row in self.policy_rows
         )
 
 
@@ -59,13 +60,14 @@ def index_state() -> IndexState:
     with a higher id still moves the state."""
     quote = connection.ops.quote_name
     artifact_table, policy_table = Artifact._meta.db_table, KindPolicy._meta.db_table
-    columns = ", ".join(f"p.{quote(name)}" for name in _POLICY_FIELDS)
+    columns = ", ".join(f"p.{quote(field.column)}" for field in _POLICY_FIELDS)
     with connection.cursor() as cursor:
+        artifact_pk = quote(Artifact._meta.pk.column)
         cursor.execute(
-            f"SELECT (SELECT MAX(id) FROM {quote(artifact_table)}),"
+            f"SELECT (SELECT MAX({artifact_pk}) FROM {quote(artifact_table)}),"
             f" (SELECT COUNT(*) FROM {quote(artifact_table)}), {columns}"
             f" FROM (SELECT 1 AS one) AS one LEFT JOIN {quote(policy_table)} p ON 1 = 1"
-            f" ORDER BY p.{quote('id')}"
+            f" ORDER BY p.{quote(KindPolicy._meta.pk.column)}"
         )
         rows = cursor.fetchall()
     last, count = rows[0][0] or 0, rows[0][1]
