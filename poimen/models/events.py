@@ -104,6 +104,7 @@ class Event(models.Model):
         ("new", "new"),
         ("cause", "cause"),
         ("decided_by", "decided by"),
+        ("matched", "matched"),
         ("reason", "reason"),
         ("note", "note"),
         ("filters", "filters"),
