@@ -159,7 +159,7 @@ def stored_coverage(coverage: dict[str, float], matches: Iterable) -> dict[str, 
             continue  # a threshold is never below the floor, so this can never decide
         of_kind = [m for m in matches if m.kind == kind]
         kept[kind] = {
-            "coverage": round(share, 6),
+            "coverage": share,  # unrounded, as stored_mixed's
             "artifacts": len(of_kind),
             "shared": sum(m.shared for m in of_kind),
         }
@@ -173,7 +173,8 @@ def stored_mixed(mixed) -> dict:
     if mixed is None or mixed.coverage < report_floor():
         return {}  # a threshold is never below the floor, so this can never decide
     return {
-        "coverage": round(mixed.coverage, 6),
+        # unrounded: a threshold set to exactly this value must decide as the matcher does
+        "coverage": mixed.coverage,
         "n_kinds": len(mixed.kinds),
         "shared": mixed.shared,
         "kinds": {kind: 1 for kind in mixed.kinds},
