@@ -7,10 +7,9 @@ across kinds (in force: the highest threshold and min_shared of the kinds involv
 thresholds stored and at every threshold a change of one kind could set."""
 
 import random
+from dataclasses import replace
 
 import pytest
-
-from dataclasses import replace
 
 from filter import ArtifactRecord, DerivedFilter, MixedCoverage
 from filter.decision import across_kinds
