@@ -55,6 +55,21 @@ def exclusion_snapshot(
     }
 
 
+def across_kinds_snapshot(mixed: dict, policies: Policies) -> dict:
+    """What an event of a decision taken again from stored data says of the record's coverage
+    across kinds (nothing when it has none): the coverage, the threshold in force, the kinds."""
+    if not mixed:
+        return {}
+    threshold, _ = across_kinds_in_force(policies, mixed["kinds"])
+    return {
+        "across_kinds": {
+            "coverage": round(mixed["coverage"], 6),
+            "threshold": threshold,
+            "kinds": ", ".join(sorted(mixed["kinds"])),
+        }
+    }
+
+
 def matched_names(matches: Iterable[CheckedMatch]) -> str:
     """What a record matched, as an event names it: "skill/a 0.62 + reference/b 0.58"."""
     return " + ".join(f"{m.kind}/{m.artifact[1]} {m.overlap:.2f}" for m in matches)

@@ -105,6 +105,7 @@ class Event(models.Model):
         ("cause", "cause"),
         ("decided_by", "decided by"),
         ("matched", "matched"),
+        ("across_kinds", "across kinds"),
         ("reason", "reason"),
         ("note", "note"),
         ("filters", "filters"),

@@ -130,7 +130,9 @@ def refilter_page(
             # and the cuts from every kind's stored spans, not only this kind's
             redactions_from_stored(page, policies)
         counts = Counter()
-        events = decision_events(page, decided_before, cause="refilter", actor=actor, counts=counts)
+        events = decision_events(
+            page, decided_before, cause="refilter", actor=actor, counts=counts, policies=policies
+        )
         result.count(counts)
         # Most records come out as they went in: write only those that changed.
         changed = [r for r in page if _decision_of(r) != before[r.pk]]

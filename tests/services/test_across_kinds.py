@@ -121,7 +121,12 @@ def test_raising_one_kind_over_the_coverage_releases_the_record_and_lowering_exc
     result = threshold_change(kind="reference", value=coverage, reason="stricter")
 
     assert result.released == preview.newly_released >= 1
-    assert Record.objects.get(external_id="pasted").status == "evidence"
+    record = Record.objects.get(external_id="pasted")
+    assert record.status == "evidence"
+    released = Event.objects.filter(record=record, type=Event.Type.STATUS_CHANGED).latest("id")
+    assert released.data["across_kinds"]["threshold"] == coverage  # reference's, the highest
+    assert "across kinds: coverage" in released.describe()
+    assert "kinds reference, skill" in released.describe()
     caches_clear()
     back = threshold_preview("reference", 0.8)
     assert threshold_change(kind="reference", value=0.8, reason="back").excluded == (
