@@ -6,6 +6,7 @@ The numbers come from settings (POIMEN_CLAIM_BATCH_SIZE, POIMEN_CLAIM_MINUTES,
 POIMEN_SECOND_REVIEW_SHARE, POIMEN_SECOND_REVIEW_BAND); everything else asks here.
 """
 
+import copy
 import hashlib
 from datetime import timedelta
 from functools import reduce
@@ -85,15 +86,12 @@ def disagreement_condition(first: str, second: str) -> Q:
 
 
 def as_the_filter_left_it(record: Record) -> Record:
-    """A copy of `record` (unsaved) with the filter's own decision as its status and no
+    """A copy of `record` (never saved) with the filter's own decision as its status and no
     verdict in force: what a blind second reviewer is shown, and what their verdict must fit.
     The status in force would give the first verdict away (a release makes it evidence)."""
-    fields = {f.attname: getattr(record, f.attname) for f in Record._meta.concrete_fields}
-    blind = Record(**fields)
+    blind = copy.copy(record)
+    blind._state = copy.copy(record._state)
+    blind._state.fields_cache = dict(record._state.fields_cache)
     blind.status = record.filter_status
-    blind.review_id = None
-    if record.best_artifact_id is not None:
-        blind.best_artifact = record.best_artifact
-    if record.run_id is not None and "run" in record._state.fields_cache:
-        blind.run = record.run
+    blind.review = None
     return blind

@@ -5,7 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from poimen import team_rules
@@ -13,20 +13,30 @@ from poimen.kappa import cohen_kappa
 from poimen.models import Claim, Record, SecondReview
 
 
-def claims_shown(records: list[Record]) -> list[Record]:
-    """Each record with `claimed_by` (the user name of whoever holds it now, or "") and
-    `claimed_until`: one query for a page of rows."""
-    held = {
-        claim.record_id: claim
-        for claim in Claim.objects.active()
-        .filter(record_id__in=[r.pk for r in records])
-        .select_related("reviewer")
-    }
+def claims_shown(records: list[Record], user=None) -> "MyClaims | None":
+    """Mark each record with `claimed_by` (the user name of whoever holds it now, or "") and
+    `claimed_until`; and with `user`, what they hold (MyClaims). One query for a page of rows."""
+    wanted = Q(record_id__in=[r.pk for r in records])
+    if user is not None:
+        wanted |= Q(reviewer=user)
+    rows = list(
+        Claim.objects.active()
+        .filter(wanted)
+        .values("record_id", "reviewer_id", "reviewer__username", "expires_at", "record__review_id")
+    )
+    held = {row["record_id"]: row for row in rows}
     for record in records:
-        claim = held.get(record.pk)
-        record.claimed_by = claim.reviewer.get_username() if claim else ""
-        record.claimed_until = claim.expires_at if claim else None
-    return records
+        row = held.get(record.pk)
+        record.claimed_by = row["reviewer__username"] if row else ""
+        record.claimed_until = row["expires_at"] if row else None
+    if user is None:
+        return None
+    mine = [row for row in rows if row["reviewer_id"] == user.pk]
+    return MyClaims(
+        count=len(mine),
+        unreviewed=sum(1 for row in mine if row["record__review_id"] is None),
+        until=min((row["expires_at"] for row in mine), default=None),
+    )
 
 
 @dataclass(frozen=True)
@@ -38,10 +48,7 @@ class MyClaims:
 
 def my_claims(user) -> MyClaims:
     """How many records `user` holds now, how many of them are still to judge, and until when."""
-    mine = Claim.objects.active().filter(reviewer=user)
-    totals = mine.aggregate(count=Count("pk"), until=Min("expires_at"))
-    unreviewed = mine.filter(record__review__isnull=True).count()
-    return MyClaims(count=totals["count"], unreviewed=unreviewed, until=totals["until"])
+    return claims_shown([], user)
 
 
 def review_pool(listed: QuerySet, user, *, mine_only: bool = False) -> QuerySet:
