@@ -64,7 +64,7 @@ def test_nothing_left_is_no_claim_and_no_event(reviewer, desk_data):
 
 def test_a_lapsed_claim_returns_its_records_to_the_pool(borderline, reviewer, make_reviewer):
     sam = make_reviewer("sam")
-    records = borderline(2)
+    borderline(2)
     mine = records_claim(records=listed(), actor=reviewer, size=2)
     assert records_claim(records=listed(overlap_max=0.85), actor=sam).record_ids == []
     Claim.objects.update(expires_at=Claim.objects.first().claimed_at - timedelta(seconds=1))

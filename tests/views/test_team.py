@@ -109,7 +109,7 @@ def test_claiming_from_a_list_takes_the_next_batch_and_opens_review_mode_on_it(
 def test_a_list_says_who_holds_a_record_and_offers_ones_own_batch(
     logged_in, borderline, reviewer, sam
 ):
-    records = borderline(2)
+    borderline(2)
     records_claim(records=listed(), actor=sam, size=1)
     records_claim(records=listed(), actor=reviewer, size=1)
     page = logged_in.get(reverse("exclusions") + "?sort=closeness").content.decode()
@@ -244,7 +244,7 @@ def test_agreement_is_shown_per_pair_and_per_reviewer(logged_in, disagreement):
     page = logged_in.get(reverse("disagreements")).content.decode()
     assert "rita &amp; sam" in page and "Each reviewer against the others" in page
     # One record, one said copy and the other not: agreed 0%, and chance predicts 0 too.
-    assert "<td>rita &amp; sam</td><td class=\"num\">1</td><td class=\"num\">0%</td>" in page
+    assert '<td>rita &amp; sam</td><td class="num">1</td><td class="num">0%</td>' in page
     assert "data-kappa>0.00<" in page
 
 
