@@ -37,13 +37,19 @@ def records_claim(
 ) -> ClaimResult:
     """Claim for `actor` the first `size` (POIMEN_CLAIM_BATCH_SIZE) unreviewed records of
     `records` (a list's queryset, in its order) that no one holds; one `records_claimed` event
-    listing them. Fewer when fewer are left; none is not an error (the result says so)."""
+    listing them. Fewer when fewer are left; none is not an error (the result says so).
+    The claims `actor` held on records judged since are let go (the event lists them)."""
     size = team_rules.claim_batch_size() if size is None else size
     if size < 1:
         raise InputError(f"a claim takes at least one record, not {size}")
     now = timezone.now()
     expires = now + team_rules.claim_duration()
     with transaction.atomic():
+        # The reviewer's claims on records judged since are done with: the new batch is
+        # what they hold from now on (review mode's "n of N" counts it alone).
+        finished = Claim.objects.filter(reviewer=actor, record__review__isnull=False)
+        finished = list(finished.values_list("record_id", flat=True))
+        Claim.objects.filter(reviewer=actor, record_id__in=finished).delete()
         candidates = _unclaimed(records, now)
         if connection.features.has_select_for_update_skip_locked:
             candidates = candidates.select_for_update(skip_locked=True, of=("self",))
@@ -69,6 +75,7 @@ def records_claim(
                     "count": len(ids),
                     "records": ids,
                     "filters": filters_described,
+                    "finished": finished,
                     "until": expires.isoformat(timespec="seconds"),
                 },
             )

@@ -159,3 +159,13 @@ def test_claims_racing_on_postgresql_take_disjoint_rows_without_waiting(
     assert len(first["ids"]) == len(second) == 3
     assert not set(first["ids"]) & set(second)
     assert Claim.objects.count() == 6
+
+
+def test_a_new_claim_lets_go_of_the_records_judged_in_the_last(borderline, reviewer):
+    records = borderline(4)
+    first = records_claim(records=listed(), actor=reviewer, size=2).record_ids
+    review_record(record=records[0], verdict="confirmed", actor=reviewer)
+    second = records_claim(records=listed(), actor=reviewer, size=1)
+    held = set(Claim.objects.filter(reviewer=reviewer).values_list("record_id", flat=True))
+    assert held == {first[1], *second.record_ids}
+    assert second.event.data["finished"] == [records[0].pk]
