@@ -271,16 +271,21 @@ def busy_team(settings, borderline, reviewer, make_reviewer):
         review_record(record=record, verdict="confirmed", actor=first)
         routed = SecondReview.objects.get(record=record)
         second_review_give(second=routed, verdict="false_positive", actor=second)
+    (waiting,) = borderline(1)
+    review_record(record=waiting, verdict="confirmed", actor=team[1])  # for rita to judge
     more = borderline(9)
     for member in team[1:]:
         records_claim(records=listed(), actor=member, size=3)
     return more
 
 
-@pytest.mark.parametrize("name", ["team", "disagreements", "second_review", "exclusions"])
+# Measured 9, 8, 15 and 13 (a list with claims on its rows: one query more than without).
+@pytest.mark.parametrize(
+    "name, bound", [("team", 10), ("disagreements", 10), ("second_review", 16), ("exclusions", 15)]
+)
 def test_team_pages_run_a_bounded_number_of_queries(
-    logged_in, busy_team, django_assert_max_num_queries, name
+    logged_in, busy_team, django_assert_max_num_queries, name, bound
 ):
     logged_in.get(reverse(name))  # sessions, caches and content types warm
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(bound):
         logged_in.get(reverse(name))
