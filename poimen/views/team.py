@@ -125,12 +125,22 @@ def second_review_give(request, second_id: int):
     second = get_object_or_404(SecondReview, pk=second_id)
     verdict = request.POST.get("verdict", "")
     try:
-        services.second_review_give(second=second, verdict=verdict, actor=request.user)
+        given = services.second_review_give(second=second, verdict=verdict, actor=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        label = Review.Verdict(verdict).label
-        messages.success(request, f"Record #{second.record_id}: second verdict {label}.")
+        # Once theirs is given, the reviewer may know the first verdict and where it goes.
+        first = given.first_review.verdict
+        outcome = (
+            "you disagree: it waits in the disagreements queue"
+            if team_rules.disagree(first, given.verdict)
+            else "you agree"
+        )
+        messages.success(
+            request,
+            f"Record #{given.record_id}: your verdict, {given.get_verdict_display()}; the "
+            f"first was {Review.Verdict(first).label}, so {outcome}.",
+        )
     return redirect(reverse("second_review"))
 
 

@@ -116,6 +116,8 @@ def test_a_borderline_record_reaches_a_second_reviewer_blind_and_the_disagreemen
     expect(sam.locator("[data-pane='record']")).to_contain_text("A borderline copy 0")
     sam.keyboard.press("f")  # not a copy, by its key
     expect(sam.locator("h1")).to_have_text("No second reviews waiting for you")
+    # Now that his is given, he is told the first and that they disagree.
+    expect(sam.locator(".messages")).to_contain_text("so you disagree")
     second = SecondReview.objects.get(record=record)
     assert second.verdict == "false_positive" and second.reviewer.username == "sam"
     assert Record.objects.get(pk=record.pk).status == "excluded"  # the first holds meanwhile

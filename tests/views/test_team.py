@@ -197,10 +197,11 @@ def test_giving_the_second_verdict_moves_on(logged_in, routed, reviewer):
         reverse("second_review_give", args=[routed.pk]), {"verdict": "false_positive"}
     )
     assert response.status_code == 302 and response["Location"] == reverse("second_review")
+    told = logged_in.get(response["Location"]).content.decode()
+    assert "the first was confirmed (exclusion or redaction), so you disagree" in told
     second = SecondReview.objects.get(pk=routed.pk)
     assert second.verdict == "false_positive" and second.reviewer == reviewer
-    page = logged_in.get(reverse("second_review")).content.decode()
-    assert "No second reviews waiting for you" in page
+    assert "No second reviews waiting for you" in told
 
 
 def test_a_second_verdict_that_does_not_fit_is_told(logged_in, routed):
