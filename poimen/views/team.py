@@ -116,7 +116,7 @@ def second_review(request):
         record = selectors.blind_record(second.record_id)
         context.update(record_context(request, record, "", neighbours=False))
         context["offered"] = verdicts_fitting(record)
-    return render_page(request, "team_second.html", context, fragments=("content", "comparison"))
+    return render_page(request, "team_second.html", context)
 
 
 @require_POST
