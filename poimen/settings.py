@@ -227,3 +227,13 @@ POIMEN_QUEUE_RESEND_AFTER = int(os.environ.get("POIMEN_QUEUE_RESEND_AFTER", "600
 # How often a batch is tried when the database is unreachable or a worker dies on it, before
 # the batch is reported as failed with its input lines.
 POIMEN_QUEUE_MAX_ATTEMPTS = int(os.environ.get("POIMEN_QUEUE_MAX_ATTEMPTS", "10"))
+
+# --- The desk for a team (claims, second reviews); poimen/team_rules.py reads these ----------
+# A claim takes this many unreviewed records of a filter for one reviewer...
+POIMEN_CLAIM_BATCH_SIZE = int(os.environ.get("POIMEN_CLAIM_BATCH_SIZE", "25"))
+# ...for this many minutes; then the records a reviewer did not judge return to the pool.
+POIMEN_CLAIM_MINUTES = int(os.environ.get("POIMEN_CLAIM_MINUTES", "60"))
+# The share (0..1) of borderline records (best overlap within the band either side of the kind's
+# threshold) that a single verdict sends to a second reviewer, who judges without seeing it.
+POIMEN_SECOND_REVIEW_SHARE = float(os.environ.get("POIMEN_SECOND_REVIEW_SHARE", "0.2"))
+POIMEN_SECOND_REVIEW_BAND = float(os.environ.get("POIMEN_SECOND_REVIEW_BAND", "0.05"))

@@ -187,3 +187,24 @@ def test_a_skill_inside_a_longer_turn_is_redacted_with_its_evidence_text(api, sk
     assert len(result["evidence_text"]) < len(text) - len(skill.text) / 2
     stored = api.get("/api/v1/records/api/turn").json()
     assert stored["status"] == "redacted" and stored["evidence_text"] == result["evidence_text"]
+
+
+def test_a_paste_from_a_skill_and_a_reference_says_its_coverage_across_kinds(api, make_artifact):
+    from filter import renderings
+    from tests.texts import reference
+    from tests.texts import skill as test_skill
+
+    make_artifact(kind="skill", name="git-commit-message", text=test_skill("git-commit-message"))
+    make_artifact(kind="reference", name="celery", text=reference("celery-task-retries"))
+    text = "\n\n".join(
+        renderings.word_slice(t, words=int(len(t.split()) * 0.62), seed=4)
+        for t in (test_skill("git-commit-message"), reference("celery-task-retries"))
+    )
+
+    (result,) = api.post(CHECK, {"records": [{"id": "p", "text": text}]}).json()["results"]
+
+    assert result["derived"] and result["status"] == "excluded"
+    assert all(m["overlap"] < m["threshold"] for m in result["matches"])
+    across = result["across_kinds"]
+    assert across["kinds"] == ["reference", "skill"] and across["exceeds"]
+    assert across["coverage"] > across["threshold"] == 0.8
