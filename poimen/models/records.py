@@ -49,7 +49,10 @@ class Record(models.Model):
         REDACTED = "redacted"
         EXCLUDED = "excluded"
 
-    run = models.ForeignKey(IngestRun, on_delete=models.PROTECT, related_name="records")
+    # Indexed with the time (record_run_created_at), which serves lookups by run as well.
+    run = models.ForeignKey(
+        IngestRun, on_delete=models.PROTECT, related_name="records", db_index=False
+    )
     source = models.CharField(max_length=255)
     external_id = models.CharField(max_length=500)
     source_path = models.CharField(max_length=1000, blank=True)
@@ -96,8 +99,20 @@ class Record(models.Model):
         ]
         indexes = [
             models.Index(F("status"), F("best_overlap").desc(), name="record_status_overlap"),
+            # The exclusions list (excluded and redacted together) in overlap order, and the
+            # walks of its closeness order: one index, as (status, overlap) gives that order
+            # for one status at a time.
+            models.Index(
+                F("best_overlap").desc(),
+                F("id").desc(),
+                name="record_decided_overlap",
+                condition=Q(status__in=["excluded", "redacted"]),
+            ),
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),
+            # A run's records newest first (a list filtered by run, sorted by time): the time
+            # index alone walks every later run's records first.
+            models.Index(fields=["run", "created_at"], name="record_run_created_at"),
         ]
         permissions = [("check_records", "Can check and store records through the API")]
 
