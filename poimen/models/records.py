@@ -49,10 +49,7 @@ class Record(models.Model):
         REDACTED = "redacted"
         EXCLUDED = "excluded"
 
-    # Indexed with the time (record_run_created_at), which serves lookups by run as well.
-    run = models.ForeignKey(
-        IngestRun, on_delete=models.PROTECT, related_name="records", db_index=False
-    )
+    run = models.ForeignKey(IngestRun, on_delete=models.PROTECT, related_name="records")
     source = models.CharField(max_length=255)
     external_id = models.CharField(max_length=500)
     source_path = models.CharField(max_length=1000, blank=True)
@@ -102,17 +99,23 @@ class Record(models.Model):
             # The exclusions list (excluded and redacted together) in overlap order, and the
             # walks of its closeness order: one index, as (status, overlap) gives that order
             # for one status at a time.
+            # It carries the columns the list filters on (PostgreSQL), so that a walk tests
+            # them and a capped count counts without reading the table.
             models.Index(
-                F("best_overlap").desc(),
-                F("id").desc(),
+                fields=["-best_overlap", "-id"],
                 name="record_decided_overlap",
                 condition=Q(status__in=["excluded", "redacted"]),
+                include=["best_artifact", "review", "run", "source", "created_at"],
             ),
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),
-            # A run's records newest first (a list filtered by run, sorted by time): the time
-            # index alone walks every later run's records first.
-            models.Index(fields=["run", "created_at"], name="record_run_created_at"),
+            # A run's exclusions in time order (the list filtered by run, sorted by time):
+            # the time index alone walks every later run's records first.
+            models.Index(
+                fields=["run", "-created_at", "-id"],
+                name="record_decided_run_time",
+                condition=Q(status__in=["excluded", "redacted"]),
+            ),
         ]
         permissions = [("check_records", "Can check and store records through the API")]
 

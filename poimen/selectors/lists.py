@@ -92,8 +92,8 @@ def with_sort_key(queryset: QuerySet, sort: str) -> QuerySet:
     return queryset
 
 
-def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
-    return sorted_by(with_sort_key(queryset, sort), sort)
+def _sorted(queryset: QuerySet, filters: ListFilters) -> QuerySet:
+    return sorted_by(with_sort_key(queryset, filters.sort), filters.sort)
 
 
 def list_neighbours(queryset: QuerySet, record: Record, *, sort: str):
@@ -115,7 +115,7 @@ def exclusion_list(*, filters: ListFilters) -> QuerySet:
         elif filters.verdict:
             queryset = queryset.filter(review__verdict=filters.verdict)
     queryset = _apply_common_filters(queryset, filters)
-    return _sorted(_for_listing(queryset, filters), filters.sort)
+    return _sorted(_for_listing(queryset, filters), filters)
 
 
 def near_miss_condition() -> Q:
@@ -131,7 +131,7 @@ def near_miss_list(*, filters: ListFilters) -> QuerySet:
     """Near misses (evidence under its threshold, over the floor), best first."""
     queryset = Record.objects.filter(near_miss_condition(), status=Record.Status.EVIDENCE)
     queryset = _apply_common_filters(queryset, filters)
-    return _sorted(_for_listing(queryset, filters), filters.sort)
+    return _sorted(_for_listing(queryset, filters), filters)
 
 
 def list_row(record_id: int) -> Record:
