@@ -18,7 +18,6 @@ import tempfile
 
 from bench.desk import DEFAULT_DATABASE_URL, ROOT, request_sets
 
-
 # Each query of a request that takes at least this long is listed under it.
 SHOWN_FROM_MS = 5.0
 
@@ -89,7 +88,7 @@ def main(argv=None) -> int:
                 f"{url[:66]:<66} {len(plans):7} {total:7.1f} {slowest['ms']:7.1f} {buffers:8}"
                 f"  {', '.join(slowest['nodes'])[:120]}"
             )
-            for sql, plan in plans:
+            for _sql, plan in plans:
                 if plan["ms"] >= SHOWN_FROM_MS:
                     shape = ", ".join(plan["nodes"])
                     print(f"    {plan['ms']:7.1f} ms {plan['buffers']:7} buffers  {shape[:150]}")
