@@ -33,7 +33,7 @@ def trigram_for(condition: str):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("poimen", "0014_queued_batch"),
+        ("poimen", "0017_mixed_coverage"),
     ]
 
     operations = [
