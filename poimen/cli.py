@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         execute_from_command_line(argv)
-    except DatabaseError:
-        from poimen.readiness import database_problem
+    except DatabaseError as error:
+        from poimen.readiness import command_failure
 
-        problem = database_problem()
+        problem = command_failure(argv[1] if len(argv) > 1 else "", error)
         if problem is None:
             raise  # the schema is in place: a real bug, whose traceback is wanted
         sys.stderr.write(problem + "\n")

@@ -121,6 +121,17 @@ def test_the_wheel_carries_templates_static_files_and_demo_data(installed):
     assert not [n for n in names if n.endswith((".sqlite3", ".jsonl.lock")) or "vault/" in n]
 
 
+def test_the_wheel_carries_the_compiled_matcher_and_its_licence(installed, tmp_path):
+    bin_folder, wheel, _ = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [n for n in names if re.fullmatch(r"filter/_speedups\..*\.so", n)], names
+    assert "filter/vendor/xxhash/LICENSE" in names
+    assert not [n for n in names if n.endswith((".c", ".h"))]
+    result = poimen(bin_folder, "--version", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "matcher: compiled (filter._speedups)" in result.stdout, result.stdout
+
+
 def test_the_installed_poimen_comes_from_the_wheel(installed):
     bin_folder, _, _ = installed
     where = subprocess.run(
