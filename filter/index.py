@@ -169,16 +169,8 @@ class ShingleIndex:
         self._bitmap = np.zeros((int(self._bitmap_mask) + 1) // 8, dtype=np.uint8)
         bits = self._hashes & self._bitmap_mask
         np.bitwise_or.at(self._bitmap, bits >> np.uint64(3), _bit_masks(bits))
-        # what the compiled lookup (filter/_speedups.c) reads
-        self._arrays = (
-            self._hashes,
-            self._artifacts,
-            self._positions,
-            self._directory,
-            self._bitmap,
-            int(self._shift),
-            int(self._bitmap_mask),
-        )
+        # as ints, for the compiled lookup (filter/_speedups.c)
+        self._shift_bits, self._bitmap_bits = int(self._shift), int(self._bitmap_mask)
 
     def lookup(self, shingles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every (record position, artifact number, artifact position) whose hashes are equal."""
@@ -198,7 +190,13 @@ class ShingleIndex:
         if compiled is not None:
             arrays, n = compiled.lookup(
                 np.ascontiguousarray(shingles, dtype=np.uint64),
-                *self._arrays,
+                self._hashes,
+                self._artifacts,
+                self._positions,
+                self._directory,
+                self._bitmap,
+                self._shift_bits,
+                self._bitmap_bits,
                 -1 if max_run is None else max_run,
             )
             arrays = np.frombuffer(arrays, dtype=np.uint32)

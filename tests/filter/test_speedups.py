@@ -217,6 +217,13 @@ def test_lookups_are_the_numpy_lookups(compiled):
             for got, want in zip(found, expected, strict=True):
                 assert got.dtype == want.dtype == np.uint32
                 assert np.array_equal(got, want), max_run
+        # artifacts added to an index in use (merged into its arrays, the directory updated)
+        for number in range(120, 126):
+            index.add(number, query[200 : 200 + rng.randint(1, 30)])
+        for max_run in (None, 16):
+            found, expected = both(index.lookup_distinctive, query, max_run=max_run)
+            assert all(np.array_equal(a, b) for a, b in zip(found, expected, strict=True))
+        assert set(found[1].tolist()) >= set(range(120, 126))
         empty, expected = both(index.lookup, np.empty(0, dtype=np.uint64))
         assert all(len(a) == 0 for a in empty + expected)
 
