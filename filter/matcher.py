@@ -158,6 +158,32 @@ class DerivedFilter:
         self._fewest_min_shared = min(self._fewest_min_shared or needed, needed)
         return artifact
 
+    def copy(self, **settings) -> "DerivedFilter":
+        """A filter holding the same artifacts, under the settings given (thresholds,
+        default_threshold, min_shared, default_min_shared; the others as here): what a
+        long-lived process moves to when artifacts are added or policies change, while
+        checks under way keep this one. The two share the shingle index, which neither
+        changes in place; only what is added to the copy is merged into it."""
+        for name in ("params", "min_overlap"):
+            settings.setdefault(name, getattr(self, name))
+        for name in ("thresholds", "default_threshold", "min_shared", "default_min_shared"):
+            settings.setdefault(name, getattr(self, name))
+        twin = DerivedFilter(**settings)
+        twin.artifacts = list(self.artifacts)
+        twin._keys = set(self._keys)
+        twin._index = self._index.copy()
+        twin._artifact_tokens = list(self._artifact_tokens)
+        needed = [max(MIN_ANCHORS, twin.min_shared_for(a.kind)) for a in twin.artifacts]
+        twin._artifact_min_shared = needed
+        twin._fewest_min_shared = min(needed, default=0)
+        return twin
+
+    def prepare(self) -> "DerivedFilter":
+        """Merge the artifacts added into the index now rather than on the first check: a
+        filter that several threads check with must be prepared before it is shared."""
+        self._index.merge()
+        return self
+
     def check(self, text: str) -> Verdict:
         return self.check_many([text])[0]
 

@@ -27,6 +27,15 @@ class RecordIn(Schema):
     session: str | None = None
     source: str | None = Field(None, description='a label for where it comes from; "api"')
     metadata: dict[str, Any] | None = None
+    identity: str | None = Field(
+        None,
+        description=(
+            "the record's own identity where its original has one, as poimen's readers give "
+            'it (a Claude Code block: "claude-code:<session>/<uuid>/<block>"): stored once by '
+            "it under any source, so a record sent here and later ingested from its "
+            "transcript (or the other way round) is one record"
+        ),
+    )
 
 
 # Items are read one by one (an item's error is its own answer), so the body takes any JSON

@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0014_queued_batch'),
+        ('poimen', '0015_team_claims_second_reviews'),
     ]
 
     operations = [

@@ -69,6 +69,22 @@ from poimen.selectors.runs import (
     unfiltered_runs,
     with_queue_progress,
 )
+from poimen.selectors.team import (
+    Agreement,
+    ClaimHolder,
+    MyClaims,
+    TeamCounts,
+    agreement,
+    blind_record,
+    claim_holders,
+    claims_shown,
+    disagreements,
+    my_claims,
+    review_pool,
+    second_review_next,
+    second_reviews_waiting,
+    team_counts,
+)
 from poimen.selectors.tuning import (
     DecisionTable,
     Histogram,
@@ -149,4 +165,19 @@ __all__ = [
     "totals",
     "unfiltered_runs",
     "with_queue_progress",
+    # the desk for a team
+    "Agreement",
+    "ClaimHolder",
+    "MyClaims",
+    "TeamCounts",
+    "agreement",
+    "blind_record",
+    "claim_holders",
+    "claims_shown",
+    "disagreements",
+    "my_claims",
+    "review_pool",
+    "second_review_next",
+    "second_reviews_waiting",
+    "team_counts",
 ]

@@ -84,8 +84,10 @@ def _last_verdict(request, record: Record):
 
 
 def _row(request, record: Record, list_name: str, conflict: str = ""):
+    row = selectors.list_row(record.pk)
+    selectors.claims_shown([row])  # "claimed by X", as the list shows it
     context = {
-        "row": selectors.list_row(record.pk),
+        "row": row,
         "list_name": list_name,
         "list_query": "",
         "conflict": conflict,

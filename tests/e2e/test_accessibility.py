@@ -49,6 +49,41 @@ def pages(desk_data, tuner):
         "review": "/review/?list=near_misses",
         "tuning": "/tuning/",
         "tuning-skill": "/tuning/skill/?value=0.35",
+        **team_pages(desk_data, tuner),
+    }
+
+
+def team_pages(desk_data, tuner):
+    """The team's pages with something on them: a record waiting for tom's blind second
+    review, a disagreement he may settle, claims in force, agreement figures."""
+    from django.contrib.auth.models import User
+    from django.test import override_settings
+
+    from poimen.models import Record, SecondReview
+    from poimen.services import records_claim, second_review_give
+
+    sam = User.objects.create_user("sam", password="samsamsam")
+    sam.groups.add(*tuner.groups.all())
+    artifact = desk_data["verbatim"].best_artifact
+    waiting, disputed = (
+        Record.objects.create(
+            run=desk_data["verbatim"].run, source="a11y", external_id=f"borderline-{n}",
+            text=f"A borderline copy {n}.", sha256=f"{n:064d}", status="excluded", derived=True,
+            best_overlap=0.81, best_artifact=artifact,
+        )
+        for n in range(2)
+    )  # fmt: skip
+    with override_settings(POIMEN_SECOND_REVIEW_SHARE=1.0):
+        review_record(record=waiting, verdict="confirmed", actor=sam)
+        review_record(record=disputed, verdict="confirmed", actor=tuner)
+    second_review_give(
+        second=SecondReview.objects.get(record=disputed), verdict="false_positive", actor=sam
+    )
+    records_claim(records=Record.objects.filter(review__isnull=True), actor=sam, size=1)
+    return {
+        "team": "/team/",
+        "second-review": "/team/second/",
+        "disagreements": "/team/disagreements/",
     }
 
 
