@@ -26,6 +26,14 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
+from poimen.selectors.estimates import (
+    Estimate,
+    Estimates,
+    Flips,
+    ThresholdEstimate,
+    threshold_estimates,
+    threshold_flips,
+)
 from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
@@ -147,4 +155,11 @@ __all__ = [
     "totals",
     "unfiltered_runs",
     "with_queue_progress",
+    # the verdicts on tuning (estimates), the artifact's heat map (heatmap)
+    "Estimate",
+    "Estimates",
+    "Flips",
+    "ThresholdEstimate",
+    "threshold_estimates",
+    "threshold_flips",
 ]
