@@ -134,6 +134,10 @@ class Match(models.Model):
     threshold = models.FloatField(help_text="The kind's threshold when the decision was made.")
     # Its passages in the record, [start, end) pairs: what a policy or threshold change cuts.
     spans = models.JSONField(default=list, blank=True)
+    # The same passages as [start, end) word positions of the artifact's text (filter's
+    # tokenise): where in the artifact the record copies, for its heat map. Empty for a match
+    # stored before they were kept, until a refilter.
+    artifact_ranges = models.JSONField(default=list, blank=True)
 
     class Meta:
         verbose_name_plural = "matches"

@@ -34,6 +34,7 @@ from poimen.selectors.estimates import (
     threshold_estimates,
     threshold_flips,
 )
+from poimen.selectors.heatmap import HeatMap, PartCopies, artifact_heatmap, part_copies
 from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
@@ -162,4 +163,8 @@ __all__ = [
     "ThresholdEstimate",
     "threshold_estimates",
     "threshold_flips",
+    "HeatMap",
+    "PartCopies",
+    "artifact_heatmap",
+    "part_copies",
 ]
