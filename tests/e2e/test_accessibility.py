@@ -40,6 +40,7 @@ def pages(desk_data, tuner):
         "record-unmatched": f"/records/{desk_data['unrelated'].pk}/",
         "artifacts": "/artifacts/",
         "artifact": f"/artifacts/{record.best_artifact_id}/",
+        "artifact-part": f"/artifacts/{record.best_artifact_id}/?part=1",
         "runs": "/runs/",
         "audit": "/audit/",
         "export": "/export/?list=exclusions",
