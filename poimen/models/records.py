@@ -137,7 +137,11 @@ class Match(models.Model):
     # The same passages as [start, end) word positions of the artifact's text (filter's
     # tokenise): where in the artifact the record copies, for its heat map. Empty for a match
     # stored before they were kept, until a refilter.
-    artifact_ranges = models.JSONField(default=list, blank=True)
+    # (A database default as well, so that rows written in SQL, as the benchmarks fill them,
+    # need not name it.)
+    artifact_ranges = models.JSONField(
+        default=list, db_default=models.Value([], models.JSONField()), blank=True
+    )
 
     class Meta:
         verbose_name_plural = "matches"

@@ -88,7 +88,7 @@ def tuning_kind(request, kind: str):
         request,
         "tuning_kind.html",
         context,
-        fragments=("content", "preview", "histogram"),
+        fragments=("content", "preview", "histogram", "estimates"),
         status=status,
     )
 
