@@ -65,8 +65,11 @@ class _Pairs:
 
     part_spans: list[tuple[int, int]]
     records_per_part: np.ndarray
-    pair_record: np.ndarray  # record ids
-    pair_part: np.ndarray  # 0-based part indices
+    # A (record, part) pair by the rank of the record's match (0: the closest) and the part's
+    # 0-based index; a record has one match with an artifact, so the rank names the record.
+    pair_rank: np.ndarray
+    pair_part: np.ndarray
+    match_ids: np.ndarray  # by rank
     matches_read: int
     without_ranges: int
 
@@ -102,36 +105,37 @@ def _pairs(artifact: Artifact) -> _Pairs:
     rows = list(
         Match.objects.filter(artifact=artifact)
         .order_by("-overlap", "-id")
-        .values_list("record_id", "artifact_ranges")[:MAX_MATCHES]
+        .values_list("id", "artifact_ranges")[:MAX_MATCHES]
     )
-    records, firsts, lasts = [], [], []
+    ranks, firsts, lasts = [], [], []
     without = 0
     words = len(part_of_word)
-    for record_id, ranges in rows:
+    for rank, (_, ranges) in enumerate(rows):
         if not ranges:
             without += 1
             continue
         for start, end in ranges:
             start, end = max(0, start), min(words, end)
             if start < end:
-                records.append(record_id)
+                ranks.append(rank)
                 firsts.append(part_of_word[start])
                 lasts.append(part_of_word[end - 1])
-    record = np.array(records, dtype=np.int64)
+    record = np.array(ranks, dtype=np.int64)
     first = np.array(firsts, dtype=np.int64)
     length = np.array(lasts, dtype=np.int64) - first + 1
     # Every part each passage touches, once per (record, part).
-    pair_record = np.repeat(record, length)
-    offsets = np.arange(len(pair_record)) - np.repeat(np.cumsum(length) - length, length)
+    pair_rank = np.repeat(record, length)
+    offsets = np.arange(len(pair_rank)) - np.repeat(np.cumsum(length) - length, length)
     pair_part = np.repeat(first, length) + offsets
-    if len(pair_record):
-        unique = np.unique(np.stack([pair_part, pair_record]), axis=1)
-        pair_part, pair_record = unique[0], unique[1]
+    if len(pair_rank):
+        unique = np.unique(np.stack([pair_part, pair_rank]), axis=1)
+        pair_part, pair_rank = unique[0], unique[1]
     return _Pairs(
         part_spans=spans,
         records_per_part=np.bincount(pair_part, minlength=len(spans)),
-        pair_record=pair_record,
+        pair_rank=pair_rank,
         pair_part=pair_part,
+        match_ids=np.array([match_id for match_id, _ in rows], dtype=np.int64),
         matches_read=len(rows),
         without_ranges=without,
     )
@@ -202,10 +206,11 @@ def part_copies(artifact: Artifact, number: int) -> PartCopies | None:
     pairs = _kept_pairs(artifact)
     if not 1 <= number <= len(pairs.part_spans):
         return None
-    record_ids = pairs.pair_record[pairs.pair_part == number - 1]
+    ranks = np.sort(pairs.pair_rank[pairs.pair_part == number - 1])
     start, end = pairs.part_spans[number - 1]
+    closest = pairs.match_ids[ranks[:PART_RECORDS_LIMIT]].tolist()
     matches = list(
-        Match.objects.filter(artifact=artifact, record_id__in=record_ids.tolist())
+        Match.objects.filter(pk__in=closest)
         .select_related("record", "record__review")
         .only(
             "id",
@@ -216,8 +221,8 @@ def part_copies(artifact: Artifact, number: int) -> PartCopies | None:
             "record__external_id",
             "record__review__verdict",
         )
-        .order_by("-overlap", "-id")[:PART_RECORDS_LIMIT]
+        .order_by("-overlap", "-id")
     )
     return PartCopies(
-        number=number, text=artifact.text[start:end], total=len(record_ids), matches=matches
+        number=number, text=artifact.text[start:end], total=len(ranks), matches=matches
     )
