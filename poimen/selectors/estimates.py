@@ -139,17 +139,37 @@ def grid_thresholds(floor: float) -> list[float]:
 
 @dataclass(frozen=True)
 class _Grid:
+    key: str
     thresholds: list[float]
     derived: np.ndarray  # (thresholds, records): the rule's decision at each
+    # per threshold: the records it derives that the filter does not derive now
+    newly_derived: np.ndarray
     strata: _Strata
 
+    def at(self, table: DecisionTable, value: float) -> tuple[np.ndarray, int]:
+        """The rule's decision on every record at `value`, and how many it newly derives:
+        a grid row, or asked once per value while the decisions stand (the preview's
+        estimate and its flips share it)."""
+        if value in self.thresholds:
+            row = self.thresholds.index(value)
+            return self.derived[row], int(self.newly_derived[row])
 
-def _grid(kind: str, table: DecisionTable) -> _Grid:
+        def decide():
+            derived = table.derived_at(value)
+            return derived, int(np.count_nonzero(derived & ~table.derived))
+
+        return kept_in_process("estimate_at", f"{self.key}:{value!r}", decide)
+
+
+def _grid(key: str, table: DecisionTable) -> _Grid:
     thresholds = grid_thresholds(report_floor())
     derived = np.zeros((len(thresholds), len(table.ids)), dtype=bool)
     for row, threshold in enumerate(thresholds):
         derived[row] = table.derived_at(threshold)
-    return _Grid(thresholds=thresholds, derived=derived, strata=_strata(table))
+    newly = np.count_nonzero(derived & ~table.derived, axis=1)
+    return _Grid(
+        key=key, thresholds=thresholds, derived=derived, newly_derived=newly, strata=_strata(table)
+    )
 
 
 def _kind_grid(kind: str) -> tuple[DecisionTable, np.ndarray, _Grid]:
@@ -157,7 +177,7 @@ def _kind_grid(kind: str) -> tuple[DecisionTable, np.ndarray, _Grid]:
     process while the filter's decisions stand (the verdicts are read again on any change)."""
     table, verdicts = decision_table(kind)
     key = f"{kind}:{decision_version()}"
-    grid = kept_in_process("estimate_grid", key, lambda: _grid(kind, table))
+    grid = kept_in_process("estimate_grid", key, lambda: _grid(key, table))
     return table, verdicts, grid
 
 
@@ -170,7 +190,7 @@ class _Judged:
 
 
 def _judged(table: DecisionTable, verdicts: np.ndarray, strata: _Strata) -> _Judged:
-    positions = np.flatnonzero(np.isin(verdicts, COPY_CODES + NOT_COPY_CODES))
+    positions = np.flatnonzero(verdicts)  # 0: no verdict; every verdict is one or the other
     copy = np.isin(verdicts[positions], COPY_CODES)
     derived_now = table.derived[positions]
     band = strata.band[positions]
@@ -181,14 +201,14 @@ def _judged(table: DecisionTable, verdicts: np.ndarray, strata: _Strata) -> _Jud
     return _Judged(positions=positions, copy=copy, weight=weight, derived_now=derived_now)
 
 
-def _estimate_at(
-    derived: np.ndarray, judged: _Judged, table: DecisionTable, verdicts: np.ndarray, t: float
-) -> ThresholdEstimate:
-    """`derived`: the rule's decision on every record of the table at `t`."""
+def _estimate_at(decided: tuple[np.ndarray, int], judged: _Judged, t: float) -> ThresholdEstimate:
+    """`decided`: the rule's decision on every record of the table at `t`, and how many of
+    them it newly derives."""
+    derived, newly = decided
     at = derived[judged.positions]
     precision = _share(judged.copy[at], judged.weight[at])
     recall = _share(at[judged.copy], judged.weight[judged.copy])
-    unjudged = int(np.count_nonzero(derived & ~table.derived & (verdicts == 0)))
+    unjudged = newly - int(np.count_nonzero(at & ~judged.derived_now))
     return ThresholdEstimate(threshold=t, precision=precision, recall=recall, unjudged=unjudged)
 
 
@@ -198,13 +218,7 @@ def threshold_estimates(kind: str, *, also: tuple[float, ...] = ()) -> Estimates
     thresholds `also` (today's, a previewed value), in threshold order."""
     table, verdicts, grid = _kind_grid(kind)
     judged = _judged(table, verdicts, grid.strata)
-    rows = {
-        t: _estimate_at(grid.derived[row], judged, table, verdicts, t)
-        for row, t in enumerate(grid.thresholds)
-    }
-    for t in also:
-        if t not in rows:
-            rows[t] = _estimate_at(table.derived_at(t), judged, table, verdicts, t)
+    rows = {t: _estimate_at(grid.at(table, t), judged, t) for t in [*grid.thresholds, *also]}
     judged_bands = np.bincount(
         grid.strata.band[judged.positions[judged.derived_now]], minlength=HISTOGRAM_BINS
     )
@@ -250,11 +264,10 @@ class Flips:
 
 
 def _flipped_positions(
-    table: DecisionTable, verdicts: np.ndarray, value: float
+    table: DecisionTable, verdicts: np.ndarray, then: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Table positions of the judged records whose decision `value` would turn against their
-    verdict, and of those it would bring in line with it."""
-    then = table.derived_at(value)
+    """Table positions of the judged records whose decision `then` (the rule's at a new
+    threshold) would turn against their verdict, and of those it would bring in line with it."""
     copy = np.isin(verdicts, COPY_CODES)
     judged = np.isin(verdicts, COPY_CODES + NOT_COPY_CODES)
     changed = judged & (then != table.derived)
@@ -263,7 +276,7 @@ def _flipped_positions(
 
 def threshold_flips(kind: str, value: float) -> Flips:
     table, verdicts, grid = _kind_grid(kind)
-    against, in_line = _flipped_positions(table, verdicts, value)
+    against, in_line = _flipped_positions(table, verdicts, grid.at(table, value)[0])
     score = grid.strata.score
 
     def listed(positions: np.ndarray) -> list[FlippedRecord]:
