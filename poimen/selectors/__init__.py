@@ -66,6 +66,7 @@ from poimen.selectors.paging import (
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import (
     latest_own_verdict,
+    record_across_kinds,
     record_detail,
     record_events,
     record_matches,
@@ -76,6 +77,22 @@ from poimen.selectors.runs import (
     runs_for_filter,
     unfiltered_runs,
     with_queue_progress,
+)
+from poimen.selectors.team import (
+    Agreement,
+    ClaimHolder,
+    MyClaims,
+    TeamCounts,
+    agreement,
+    blind_record,
+    claim_holders,
+    claims_shown,
+    disagreements,
+    my_claims,
+    review_pool,
+    second_review_next,
+    second_reviews_waiting,
+    team_counts,
 )
 from poimen.selectors.tuning import (
     DecisionTable,
@@ -138,6 +155,7 @@ __all__ = [
     "page_of",
     "passages_for",
     "recent_runs",
+    "record_across_kinds",
     "record_detail",
     "record_events",
     "record_matches",
@@ -167,4 +185,19 @@ __all__ = [
     "PartCopies",
     "artifact_heatmap",
     "part_copies",
+    # the desk for a team
+    "Agreement",
+    "ClaimHolder",
+    "MyClaims",
+    "TeamCounts",
+    "agreement",
+    "blind_record",
+    "claim_holders",
+    "claims_shown",
+    "disagreements",
+    "my_claims",
+    "review_pool",
+    "second_review_next",
+    "second_reviews_waiting",
+    "team_counts",
 ]

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poimen.models import Record, Review
+from poimen.models import Record
 from poimen.policies import Policies, report_floor
 from poimen.selectors.cache import decision_version, kept_in_process
 from poimen.selectors.tuning import HISTOGRAM_BINS, VERDICT_CODES, DecisionTable, decision_table
+from poimen.team_rules import COPY, JUDGEMENTS, NOT_COPY
 
 # Wilson's z for a 95% interval.
 Z = 1.96
@@ -52,9 +53,10 @@ def _codes(*verdicts) -> list[int]:
     return [VERDICT_CODES[v] for v in verdicts]
 
 
-# What each verdict says of the record: a copy, or not a copy.
-COPY_CODES = _codes(Review.Verdict.CONFIRMED, Review.Verdict.FALSE_NEGATIVE)
-NOT_COPY_CODES = _codes(Review.Verdict.FALSE_POSITIVE)
+# What each verdict says of the record, a copy or not a copy: the team's one rule
+# (team_rules.JUDGEMENTS, what two reviewers' verdicts are compared on).
+COPY_CODES = _codes(*(v for v, said in JUDGEMENTS.items() if said == COPY))
+NOT_COPY_CODES = _codes(*(v for v, said in JUDGEMENTS.items() if said == NOT_COPY))
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,9 @@ def _strata(table: DecisionTable) -> _Strata:
     score = np.zeros(len(table.ids))
     if len(table.match_record):
         np.maximum.at(score, table.match_record, table.match_overlap)
-    score = np.maximum(score, table.coverage)
+    # the highest figure the rule compares with a threshold: a match, the kind's coverage, or
+    # the coverage of several kinds together
+    score = np.maximum(np.maximum(score, table.coverage), table.mixed_coverage)
     band = np.clip((score * HISTOGRAM_BINS).astype(np.int64), 0, HISTOGRAM_BINS - 1)
     derived_per_band = np.bincount(band[table.derived], minlength=HISTOGRAM_BINS)
     return _Strata(score=score, band=band, derived_per_band=derived_per_band)
