@@ -70,7 +70,8 @@ def wipe_ingested():
             cursor.execute("SET session_replication_role = replica")
             cursor.execute(
                 "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
-                " poimen_queuedbatch, poimen_ingestrun"
+                " poimen_queuedbatch, poimen_ingestrun,"
+                " poimen_claim, poimen_secondreview"  # the team's rows point at records
             )
             cursor.execute("SET session_replication_role = origin")
     else:
