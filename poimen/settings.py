@@ -178,8 +178,8 @@ POIMEN_MAX_DOCUMENT_BYTES = int(os.environ.get("POIMEN_MAX_DOCUMENT_BYTES", str(
 # What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
 POIMEN_API_MAX_RECORDS = int(os.environ.get("POIMEN_API_MAX_RECORDS", "1000"))
 POIMEN_API_MAX_BYTES = int(os.environ.get("POIMEN_API_MAX_BYTES", str(10 * 1024 * 1024)))
-# Django refuses a bigger body before any view reads it; the API's limit is the one that holds.
-DATA_UPLOAD_MAX_MEMORY_SIZE = POIMEN_API_MAX_BYTES
+# The API reads its own bodies up to POIMEN_API_MAX_BYTES (poimen.api.urls); every other
+# request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
 # One is the default where there is a second core: matching then overlaps the database writes.

@@ -187,7 +187,7 @@ def fresh_live_index():
     the same id to another artifact in the next test, so every test starts without one."""
     from poimen.index_version import live_index
 
-    live_index.index = live_index.version = None
+    live_index.reset()
     yield
 
 

@@ -110,6 +110,8 @@ class Event(models.Model):
         ("new", "new"),
         ("cause", "cause"),
         ("decided_by", "decided by"),
+        ("matched", "matched"),
+        ("across_kinds", "across kinds"),
         ("reason", "reason"),
         ("note", "note"),
         ("filters", "filters"),

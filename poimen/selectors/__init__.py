@@ -57,6 +57,7 @@ from poimen.selectors.paging import (
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import (
     latest_own_verdict,
+    record_across_kinds,
     record_detail,
     record_events,
     record_matches,
@@ -145,6 +146,7 @@ __all__ = [
     "page_of",
     "passages_for",
     "recent_runs",
+    "record_across_kinds",
     "record_detail",
     "record_events",
     "record_matches",

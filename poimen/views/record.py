@@ -58,6 +58,7 @@ def record_context(request, record: Record, list_name: str, *, neighbours: bool 
         "shown": shown,
         "passages": passages,
         "threshold_now": selectors.threshold_for(shown.artifact.kind) if shown else None,
+        "across": selectors.record_across_kinds(record),
         "events": selectors.record_events(record),
         "verdict_form": VerdictForm(),
         "reasons": Review.Reason.choices,

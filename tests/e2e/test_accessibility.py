@@ -31,6 +31,7 @@ def pages(desk_data, tuner):
         actor=tuner,
         filters_described="kind skill",
     )
+    pasted = _pasted_across_kinds()
     return {
         "overview": "/",
         "exclusions": "/exclusions/",
@@ -38,6 +39,7 @@ def pages(desk_data, tuner):
         "record": f"/records/{record.pk}/?list=exclusions",
         "record-near-miss": f"/records/{desk_data['near'].pk}/?list=near_misses",
         "record-unmatched": f"/records/{desk_data['unrelated'].pk}/",
+        "record-across-kinds": f"/records/{pasted.pk}/?list=exclusions",
         "artifacts": "/artifacts/",
         "artifact": f"/artifacts/{record.best_artifact_id}/",
         "runs": "/runs/",
@@ -83,6 +85,36 @@ def team_pages(desk_data, tuner):
         "second-review": "/team/second/",
         "disagreements": "/team/disagreements/",
     }
+
+
+def _pasted_across_kinds():
+    """A record pasted from a skill and a reference page: the record view's numbers across
+    kinds."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from filter import renderings
+    from poimen.models import Record
+    from poimen.services import artifact_register, records_ingest
+    from tests.texts import reference, skill
+
+    texts = {"git-commit-message": skill("git-commit-message")}
+    texts["celery-task-retries"] = reference("celery-task-retries")
+    artifact_register(kind="skill", name="git-commit-message", text=texts["git-commit-message"])
+    artifact_register(
+        kind="reference", name="celery-task-retries", text=texts["celery-task-retries"]
+    )
+    text = "\n\n".join(
+        renderings.word_slice(t, words=int(len(t.split()) * 0.62), seed=5) for t in texts.values()
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "pasted.jsonl"
+        path.write_text(json.dumps({"id": "pasted", "text": text}) + "\n", encoding="utf-8")
+        records_ingest(paths=[path], source="pasted")
+    record = Record.objects.get(source="pasted")
+    assert record.mixed_coverage and record.status == "excluded"
+    return record
 
 
 def log_in(page, live_server):
