@@ -3,7 +3,18 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from poimen.api.urls import api_urls
-from poimen.views import artifacts, audit, export, lists, overview, record, review, runs, tuning
+from poimen.views import (
+    artifacts,
+    audit,
+    export,
+    lists,
+    overview,
+    record,
+    review,
+    runs,
+    saved_filters,
+    tuning,
+)
 
 urlpatterns = [
     path(
@@ -39,6 +50,7 @@ urlpatterns = [
     path("records/<int:record_id>/", record.record, name="record"),
     path("records/<int:record_id>/review/", record.record_review, name="record_review"),
     path("records/<int:record_id>/undo/", record.record_undo, name="record_undo"),
+    path("records/<int:record_id>/note/", record.record_note, name="record_note"),
     path("artifacts/", artifacts.artifacts, name="artifacts"),
     path("artifacts/<int:artifact_id>/", artifacts.artifact, name="artifact"),
     path("runs/", runs.runs, name="runs"),
@@ -46,6 +58,20 @@ urlpatterns = [
     path("tuning/", tuning.tuning, name="tuning"),
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
     path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
+    # A reviewer's saved filters (views/saved_filters.py).
+    path("filters/", saved_filters.saved_filters, name="saved_filters"),
+    path("filters/save/", saved_filters.saved_filter_save, name="saved_filter_save"),
+    path("filters/<int:saved_id>/", saved_filters.saved_filter_apply, name="saved_filter_apply"),
+    path(
+        "filters/<int:saved_id>/rename/",
+        saved_filters.saved_filter_rename,
+        name="saved_filter_rename",
+    ),
+    path(
+        "filters/<int:saved_id>/delete/",
+        saved_filters.saved_filter_delete,
+        name="saved_filter_delete",
+    ),
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls),
 ]

@@ -1,5 +1,6 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
-matches, the audit log, reviews, API tokens, queued batches. Import them from here."""
+matches, the audit log, reviews, API tokens, queued batches, saved filters. Import them from
+here."""
 
 from poimen.models.api_tokens import ApiToken
 from poimen.models.artifacts import (
@@ -15,6 +16,7 @@ from poimen.models.events import Event, EventManager
 from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
+from poimen.models.saved_filters import SavedFilter
 
 __all__ = [
     "SHINGLE_DTYPE",
@@ -28,6 +30,7 @@ __all__ = [
     "QueuedBatch",
     "Record",
     "Review",
+    "SavedFilter",
     "ThresholdChange",
     "default_min_shared",
     "default_on_derived",
