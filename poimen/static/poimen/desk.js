@@ -76,7 +76,10 @@
     if (!details) {
       return;
     }
-    details.open = true;
+    // Open it and every fold around it ("other" sits among the reasons).
+    for (var fold = details; fold; fold = fold.parentElement && fold.parentElement.closest("details")) {
+      fold.open = true;
+    }
     var field = details.querySelector("[data-note-field]");
     if (field) {
       field.focus();
@@ -280,6 +283,12 @@
         pane.scrollTop = Math.max(0, first.offsetTop - pane.clientHeight / 6);
       }
     });
+    // A note asked for (reason "other" sent without one) keeps the cursor instead.
+    var asked = scope.querySelector("[data-note-field][autofocus]");
+    if (asked) {
+      asked.focus();
+      return;
+    }
     var record = scope.querySelector("[data-pane='record']");
     if (record && (!document.activeElement || document.activeElement === document.body)) {
       record.focus({ preventScroll: true });
