@@ -190,5 +190,7 @@ def test_notes_and_saved_filters_fit_a_phone(
         for summary in page.locator("details:not([open]) > summary").all():
             if summary.is_visible():
                 summary.click()
+        name = path.strip("/").replace("/", "-") or "home"
+        page.screenshot(path=f"screenshots/notes-{name}-{width}.png", full_page=True)
         assert wide(page) <= width + 1, path
         assert axe_violations(page) == [], path
