@@ -14,6 +14,7 @@ from poimen.models import (
     QueuedBatch,
     Record,
     Review,
+    SavedFilter,
     ThresholdChange,
 )
 
@@ -105,3 +106,12 @@ class QueuedBatchAdmin(ReadOnlyAdmin):
     list_display = ["job", "number", "state", "size", "attempts", "worker", "sent_at", "done_at"]
     list_filter = ["state"]
     search_fields = ["job", "worker"]
+
+
+@admin.register(SavedFilter)
+class SavedFilterAdmin(ReadOnlyAdmin):
+    """A user's saved filters, read-only like the rest (each user manages theirs on the desk)."""
+
+    list_display = ["name", "user", "list_name", "query", "updated_at"]
+    list_filter = ["list_name"]
+    search_fields = ["name", "user__username"]
