@@ -92,8 +92,8 @@ FILL = [
     """
     INSERT INTO poimen_record (run_id, source, external_id, source_path, position, session,
                                role, metadata, text, sha256, status, derived, coverage,
-                               best_overlap, best_artifact_id, review_id, created_at,
-                               identity)
+                               mixed_coverage, best_overlap, best_artifact_id, review_id,
+                               created_at, identity)
     SELECT (SELECT min(id) FROM poimen_ingestrun) + (i - 1) * 10 / %(records)s,
            'bench-' || (i / 7) %% 5, 'rec-' || i,
            'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
@@ -112,6 +112,7 @@ FILL = [
                    'artifacts', CASE WHEN i %% 100 = 11 THEN 2 ELSE 1 END,
                    'shared', 40 + i %% 200))
            ELSE '{}' END,
+           '{}',
            CASE WHEN i %% 10 = 0 THEN 0.8 + (i::bigint * 7919 %% 10007) / 50035.0
                 WHEN i %% 10 = 1 THEN 0.2 + (i::bigint * 7919 %% 10007) / 16678.3
                 ELSE 0 END,

@@ -7,6 +7,7 @@ from django.contrib import admin
 from poimen.models import (
     ApiToken,
     Artifact,
+    Claim,
     Event,
     IngestRun,
     KindPolicy,
@@ -15,6 +16,7 @@ from poimen.models import (
     Record,
     Review,
     SavedFilter,
+    SecondReview,
     ThresholdChange,
 )
 
@@ -115,3 +117,20 @@ class SavedFilterAdmin(ReadOnlyAdmin):
     list_display = ["name", "user", "list_name", "query", "updated_at"]
     list_filter = ["list_name"]
     search_fields = ["name", "user__username"]
+
+
+# --- the desk for a team ----------------------------------------------------------------------
+
+
+@admin.register(Claim)
+class ClaimAdmin(ReadOnlyAdmin):
+    list_display = ["record", "reviewer", "claimed_at", "expires_at"]
+    list_select_related = ["record", "reviewer"]
+    raw_id_fields = ["record"]
+
+
+@admin.register(SecondReview)
+class SecondReviewAdmin(ReadOnlyAdmin):
+    list_display = ["record", "verdict", "reviewer", "judged_at", "settled_verdict", "settled_at"]
+    list_select_related = ["record", "reviewer"]
+    raw_id_fields = ["record", "first_review"]

@@ -7,7 +7,7 @@ what lets worker processes hand verdicts back cheaply.
 
 from dataclasses import dataclass
 
-from filter import DerivedFilter, Verdict, tokenise
+from filter import DerivedFilter, MixedCoverage, Verdict, tokenise
 from filter.redaction import passage_spans
 
 ArtifactKey = tuple[str, str, str]
@@ -39,6 +39,10 @@ class Checked:
     decided_kind: str | None
     # The match that decided, or None when the kind's coverage did (or nothing did).
     decided_match: CheckedMatch | None
+    # The reported matches' coverage across kinds (two kinds or more), and whether it decided:
+    # decided_kind is then the involved kind with the largest part of the record.
+    mixed: MixedCoverage | None = None
+    decided_across_kinds: bool = False
 
 
 def summarise(verdict: Verdict, text: str) -> Checked:
@@ -63,6 +67,8 @@ def summarise(verdict: Verdict, text: str) -> Checked:
     decided_match, decided_kind = None, None
     if isinstance(decided, str):
         decided_kind = decided
+    elif isinstance(decided, MixedCoverage):
+        decided_kind = max(decided.kinds, key=lambda kind: (verdict.coverage.get(kind, 0), kind))
     elif decided is not None:
         decided_kind = decided.kind
         decided_match = matches[verdict.matches.index(decided)]
@@ -72,6 +78,8 @@ def summarise(verdict: Verdict, text: str) -> Checked:
         coverage=dict(verdict.coverage),
         decided_kind=decided_kind,
         decided_match=decided_match,
+        mixed=verdict.mixed,
+        decided_across_kinds=isinstance(decided, MixedCoverage),
     )
 
 

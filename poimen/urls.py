@@ -13,6 +13,7 @@ from poimen.views import (
     review,
     runs,
     saved_filters,
+    team,
     tuning,
 )
 
@@ -71,6 +72,18 @@ urlpatterns = [
         "filters/<int:saved_id>/delete/",
         saved_filters.saved_filter_delete,
         name="saved_filter_delete",
+    ),
+    # The desk for a team: claims, second (blind) reviews, disagreements (poimen/views/team.py).
+    path("claims/", team.claim, name="claim"),
+    path("claims/release/", team.claims_release, name="claims_release"),
+    path("team/", team.team, name="team"),
+    path("team/second/", team.second_review, name="second_review"),
+    path("team/second/<int:second_id>/", team.second_review_give, name="second_review_give"),
+    path("team/disagreements/", team.disagreements, name="disagreements"),
+    path(
+        "team/disagreements/<int:second_id>/settle/",
+        team.disagreement_settle,
+        name="disagreement_settle",
     ),
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls),

@@ -70,6 +70,11 @@ class Record(models.Model):
     # Share of the record inside passages of any artifact of a kind, per kind (the filter's
     # coverage), kept so that a threshold change can be applied without re-shingling.
     coverage = models.JSONField(default=dict, blank=True)
+    # Share of the record inside passages of its matches of all kinds together, when they are
+    # of two kinds or more (filter's MixedCoverage): {"coverage", "n_kinds", "shared",
+    # "kinds": {kind: 1}} (poimen.derived_rule.stored_mixed), for the same replay. Empty for
+    # records checked before it existed, until a refilter (docs/architecture.md).
+    mixed_coverage = models.JSONField(default=dict, blank=True)
     # The filter's redaction, kept whatever a reviewer decides: `text`'s cuts as [start, end)
     # pairs (filter.redaction) and the evidence text they make; empty unless it redacted.
     cut_spans = models.JSONField(default=list, blank=True)

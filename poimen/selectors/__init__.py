@@ -57,6 +57,7 @@ from poimen.selectors.paging import (
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import (
     latest_own_verdict,
+    record_across_kinds,
     record_detail,
     record_events,
     record_matches,
@@ -69,6 +70,22 @@ from poimen.selectors.runs import (
     with_queue_progress,
 )
 from poimen.selectors.saved_filters import saved_filter_of, saved_filters_of
+from poimen.selectors.team import (
+    Agreement,
+    ClaimHolder,
+    MyClaims,
+    TeamCounts,
+    agreement,
+    blind_record,
+    claim_holders,
+    claims_shown,
+    disagreements,
+    my_claims,
+    review_pool,
+    second_review_next,
+    second_reviews_waiting,
+    team_counts,
+)
 from poimen.selectors.tuning import (
     DecisionTable,
     Histogram,
@@ -130,6 +147,7 @@ __all__ = [
     "page_of",
     "passages_for",
     "recent_runs",
+    "record_across_kinds",
     "record_detail",
     "record_events",
     "record_matches",
@@ -150,4 +168,19 @@ __all__ = [
     "totals",
     "unfiltered_runs",
     "with_queue_progress",
+    # the desk for a team
+    "Agreement",
+    "ClaimHolder",
+    "MyClaims",
+    "TeamCounts",
+    "agreement",
+    "blind_record",
+    "claim_holders",
+    "claims_shown",
+    "disagreements",
+    "my_claims",
+    "review_pool",
+    "second_review_next",
+    "second_reviews_waiting",
+    "team_counts",
 ]

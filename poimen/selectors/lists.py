@@ -77,7 +77,9 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     # One character more than is shown, so the template knows the text goes on (and says so).
     snippet = Substr("text", snippet_from, SNIPPET_CHARS + 1)
     queryset = queryset.select_related("best_artifact", "review", "review__reviewer", "run")
-    queryset = queryset.defer("text", "metadata", "coverage", "best_artifact__text")
+    queryset = queryset.defer(
+        "text", "metadata", "coverage", "mixed_coverage", "best_artifact__text"
+    )
     queryset = queryset.defer("best_artifact__shingles")
     return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
 

@@ -14,6 +14,7 @@ from poimen.services.artifacts import (
     manifest_export,
 )
 from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
+from poimen.services.claims import ClaimResult, claims_release, records_claim
 from poimen.services.common import InputError
 from poimen.services.decisions import (
     Offender,
@@ -52,6 +53,12 @@ from poimen.services.saved_filters import (
     saved_filter_query,
     saved_filter_rename,
     saved_filter_save,
+)
+from poimen.services.second_review import (
+    SecondReviewTaken,
+    disagreement_settle,
+    second_review_give,
+    second_review_route,
 )
 
 __all__ = [
@@ -98,6 +105,14 @@ __all__ = [
     "bulk_undone",
     "ReviewConflict",
     "UNCHECKED",
+    # the desk for a team
+    "ClaimResult",
+    "SecondReviewTaken",
+    "claims_release",
+    "disagreement_settle",
+    "records_claim",
+    "second_review_give",
+    "second_review_route",
     "role_assign",
     "threshold_change",
     "threshold_check",
