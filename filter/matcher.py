@@ -164,9 +164,14 @@ class DerivedFilter:
         long-lived process moves to when artifacts are added or policies change, while
         checks under way keep this one. The two share the shingle index, which neither
         changes in place; only what is added to the copy is merged into it."""
-        for name in ("params", "min_overlap"):
-            settings.setdefault(name, getattr(self, name))
-        for name in ("thresholds", "default_threshold", "min_shared", "default_min_shared"):
+        for name in (
+            "thresholds",
+            "default_threshold",
+            "min_shared",
+            "default_min_shared",
+            "params",
+            "min_overlap",
+        ):
             settings.setdefault(name, getattr(self, name))
         twin = DerivedFilter(**settings)
         twin.artifacts = list(self.artifacts)

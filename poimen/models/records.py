@@ -101,8 +101,26 @@ class Record(models.Model):
         ]
         indexes = [
             models.Index(F("status"), F("best_overlap").desc(), name="record_status_overlap"),
+            # The exclusions list (excluded and redacted together) in overlap order, and the
+            # walks of its closeness order: one index, as (status, overlap) gives that order
+            # for one status at a time.
+            # It carries the columns the list filters on (PostgreSQL), so that a walk tests
+            # them and a capped count counts without reading the table.
+            models.Index(
+                fields=["-best_overlap", "-id"],
+                name="record_decided_overlap",
+                condition=Q(status__in=["excluded", "redacted"]),
+                include=["best_artifact", "review", "run", "source", "created_at"],
+            ),
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),
+            # A run's exclusions in time order (the list filtered by run, sorted by time):
+            # the time index alone walks every later run's records first.
+            models.Index(
+                fields=["run", "-created_at", "-id"],
+                name="record_decided_run_time",
+                condition=Q(status__in=["excluded", "redacted"]),
+            ),
         ]
         permissions = [("check_records", "Can check and store records through the API")]
 
