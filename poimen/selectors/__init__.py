@@ -26,6 +26,15 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
+from poimen.selectors.estimates import (
+    Estimate,
+    Estimates,
+    Flips,
+    ThresholdEstimate,
+    threshold_estimates,
+    threshold_flips,
+)
+from poimen.selectors.heatmap import HeatMap, PartCopies, artifact_heatmap, part_copies
 from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
@@ -168,6 +177,17 @@ __all__ = [
     "totals",
     "unfiltered_runs",
     "with_queue_progress",
+    # the verdicts on tuning (estimates), the artifact's heat map (heatmap)
+    "Estimate",
+    "Estimates",
+    "Flips",
+    "ThresholdEstimate",
+    "threshold_estimates",
+    "threshold_flips",
+    "HeatMap",
+    "PartCopies",
+    "artifact_heatmap",
+    "part_copies",
     # the desk for a team
     "Agreement",
     "ClaimHolder",

@@ -42,6 +42,7 @@ def pages(desk_data, tuner):
         "record-across-kinds": f"/records/{pasted.pk}/?list=exclusions",
         "artifacts": "/artifacts/",
         "artifact": f"/artifacts/{record.best_artifact_id}/",
+        "artifact-part": f"/artifacts/{record.best_artifact_id}/?part=1",
         "runs": "/runs/",
         "audit": "/audit/",
         "export": "/export/?list=exclusions",
