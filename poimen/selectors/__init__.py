@@ -78,6 +78,7 @@ from poimen.selectors.runs import (
     unfiltered_runs,
     with_queue_progress,
 )
+from poimen.selectors.saved_filters import saved_filter_of, saved_filters_of
 from poimen.selectors.team import (
     Agreement,
     ClaimHolder,
@@ -161,6 +162,8 @@ __all__ = [
     "record_matches",
     "report_floor",
     "reviewed_count",
+    "saved_filter_of",
+    "saved_filters_of",
     "next_unreviewed",
     "review_progress",
     "Progress",

@@ -48,6 +48,8 @@ def pages(desk_data, tuner):
         "export": "/export/?list=exclusions",
         "bulk": "/exclusions/bulk/?kind=skill",
         "review": "/review/?list=near_misses",
+        "exclusions-by-reason": "/exclusions/?reason=quoted",
+        "saved-filters": "/filters/",
         "tuning": "/tuning/",
         "tuning-skill": "/tuning/skill/?value=0.35",
         **team_pages(desk_data, tuner),
