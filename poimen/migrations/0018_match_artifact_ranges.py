@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0018_record_decided_overlap'),
+        ('poimen', '0017_record_decided_overlap'),
     ]
 
     operations = [

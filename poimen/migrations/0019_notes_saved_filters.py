@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("poimen", "0021_match_artifact_ranges"),
+        ("poimen", "0018_match_artifact_ranges"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
