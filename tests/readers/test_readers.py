@@ -2,25 +2,7 @@
 
 import json
 
-from poimen.readers import Candidate, Problem, Skipped, read_sources
-
-LIMIT = 1024 * 1024
-
-
-def read(*paths, default_source=None):
-    items = list(
-        read_sources(
-            paths,
-            max_record_bytes=LIMIT,
-            max_document_bytes=64 * LIMIT,
-            default_source=default_source,
-        )
-    )
-    return (
-        [i for i in items if isinstance(i, Candidate)],
-        [i for i in items if isinstance(i, Problem)],
-        [i for i in items if isinstance(i, Skipped)],
-    )
+from poimen.readers import Skipped
 
 
 def write_jsonl(path, rows):
@@ -28,7 +10,7 @@ def write_jsonl(path, rows):
     return path
 
 
-def test_records_jsonl_keeps_id_source_and_provenance(tmp_path):
+def test_records_jsonl_keeps_id_source_and_provenance(tmp_path, read):
     path = write_jsonl(
         tmp_path / "export.data",
         [
@@ -46,13 +28,13 @@ def test_records_jsonl_keeps_id_source_and_provenance(tmp_path):
     assert records[1].position == 2
 
 
-def test_cli_source_label_is_the_default_for_records_without_one(tmp_path):
+def test_cli_source_label_is_the_default_for_records_without_one(tmp_path, read):
     path = write_jsonl(tmp_path / "a.jsonl", [{"id": "r1", "text": "x"}])
     records, _, _ = read(path, default_source="nightly")
     assert records[0].source == "nightly"
 
 
-def test_chat_transcript_with_string_and_block_content(tmp_path):
+def test_chat_transcript_with_string_and_block_content(tmp_path, read):
     path = write_jsonl(
         tmp_path / "chat.jsonl",
         [
@@ -77,7 +59,7 @@ def test_chat_transcript_with_string_and_block_content(tmp_path):
     assert skipped == [Skipped("image block", str(path), 2)]
 
 
-def test_chat_ids_do_not_depend_on_line_numbers(tmp_path):
+def test_chat_ids_do_not_depend_on_line_numbers(tmp_path, read):
     path = write_jsonl(
         tmp_path / "chat.jsonl",
         [{"role": "user", "content": "ok"}, {"role": "user", "content": "ok"}],
@@ -99,7 +81,7 @@ def agent_line(kind, uuid, content, **extra):
     }
 
 
-def test_agent_session_text_and_tool_results_become_records(tmp_path):
+def test_agent_session_text_and_tool_results_become_records(tmp_path, read):
     skill = "     1→---\n     2→name: release-notes\n     3→---"
     path = write_jsonl(
         tmp_path / "0b9c.jsonl",
@@ -150,7 +132,7 @@ def test_agent_session_text_and_tool_results_become_records(tmp_path):
     ]
 
 
-def test_text_file_is_one_record_whatever_its_name(tmp_path):
+def test_text_file_is_one_record_whatever_its_name(tmp_path, read):
     (tmp_path / "notes").write_text("# Notes\n\nSome words.\n", encoding="utf-8")
     records, problems, _ = read(tmp_path / "notes")
     assert problems == []
@@ -158,7 +140,7 @@ def test_text_file_is_one_record_whatever_its_name(tmp_path):
     assert records[0].source == "document"
 
 
-def test_folder_is_read_recursively_in_a_stable_order_without_hidden_files(tmp_path):
+def test_folder_is_read_recursively_in_a_stable_order_without_hidden_files(tmp_path, read):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "two.md").write_text("two", encoding="utf-8")
     (tmp_path / "a.txt").write_text("one", encoding="utf-8")
@@ -168,7 +150,7 @@ def test_folder_is_read_recursively_in_a_stable_order_without_hidden_files(tmp_p
     assert [r.text for r in records] == ["one", "two"]
 
 
-def test_reading_twice_gives_the_same_ids(tmp_path):
+def test_reading_twice_gives_the_same_ids(tmp_path, read):
     write_jsonl(tmp_path / "chat.jsonl", [{"role": "user", "content": "hello there"}])
     (tmp_path / "doc.md").write_text("a document", encoding="utf-8")
     first, _, _ = read(tmp_path)
@@ -179,7 +161,7 @@ def test_reading_twice_gives_the_same_ids(tmp_path):
 # -- bad input: each reported as path:line: why, the good lines go on -------------------------
 
 
-def test_malformed_json_line_is_reported_and_the_rest_read(tmp_path):
+def test_malformed_json_line_is_reported_and_the_rest_read(tmp_path, read):
     path = tmp_path / "r.jsonl"
     path.write_text('{"id": "a", "text": "good"}\n{"id": "b", "text": \n', encoding="utf-8")
     records, problems, _ = read(path)
@@ -187,21 +169,21 @@ def test_malformed_json_line_is_reported_and_the_rest_read(tmp_path):
     assert str(problems[0]).startswith(f"{path}:2: malformed JSON")
 
 
-def test_line_without_text_is_reported(tmp_path):
+def test_line_without_text_is_reported(tmp_path, read):
     path = write_jsonl(tmp_path / "r.jsonl", [{"id": "a"}, {"id": "b", "text": "fine"}])
     records, problems, _ = read(path)
     assert [r.external_id for r in records] == ["b"]
     assert str(problems[0]) == f'{path}:1: line without "text"'
 
 
-def test_empty_text_is_reported(tmp_path):
+def test_empty_text_is_reported(tmp_path, read):
     path = write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "text": "  \n"}])
     records, problems, _ = read(path)
     assert records == []
     assert str(problems[0]) == f"{path}:1: empty text"
 
 
-def test_invalid_utf8_line_is_reported(tmp_path):
+def test_invalid_utf8_line_is_reported(tmp_path, read):
     path = tmp_path / "r.jsonl"
     path.write_bytes(b'{"id": "a", "text": "caf\xe9"}\n{"id": "b", "text": "ok"}\n')
     records, problems, _ = read(path)
@@ -209,7 +191,7 @@ def test_invalid_utf8_line_is_reported(tmp_path):
     assert str(problems[0]).startswith(f"{path}:1: invalid UTF-8 at byte")
 
 
-def test_binary_file_is_reported(tmp_path):
+def test_binary_file_is_reported(tmp_path, read):
     path = tmp_path / "image.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)) * 8)
     records, problems, _ = read(path)
@@ -217,7 +199,7 @@ def test_binary_file_is_reported(tmp_path):
     assert str(problems[0]) == f"{path}: binary file (mostly non-text bytes), not read"
 
 
-def test_record_over_the_size_limit_is_reported(tmp_path):
+def test_record_over_the_size_limit_is_reported(tmp_path, read):
     path = write_jsonl(
         tmp_path / "r.jsonl",
         [{"id": "big", "text": "word " * 2_000_000}, {"id": "small", "text": "fine"}],
@@ -227,27 +209,27 @@ def test_record_over_the_size_limit_is_reported(tmp_path):
     assert str(problems[0]).startswith(f"{path}:1: record of 10.0 MB exceeds the limit of 1.0 MB")
 
 
-def test_missing_path_is_reported(tmp_path):
+def test_missing_path_is_reported(tmp_path, read):
     records, problems, _ = read(tmp_path / "nowhere.jsonl")
     assert records == []
     assert str(problems[0]) == f"{tmp_path / 'nowhere.jsonl'}: no such file or directory"
 
 
-def test_unknown_transcript_shape_is_reported(tmp_path):
+def test_unknown_transcript_shape_is_reported(tmp_path, read):
     path = write_jsonl(tmp_path / "r.jsonl", [{"speaker": "bob", "said": "hi"}])
     records, problems, _ = read(path)
     assert records == []
     assert str(problems[0]) == f"{path}:1: unknown transcript shape (keys: said, speaker)"
 
 
-def test_agent_line_without_uuid_is_reported(tmp_path):
+def test_agent_line_without_uuid_is_reported(tmp_path, read):
     line = agent_line("user", "", "hello")
     path = write_jsonl(tmp_path / "s.jsonl", [line])
     _, problems, _ = read(path)
     assert str(problems[0]) == f'{path}:1: a "user" line without a "uuid"'
 
 
-def test_text_file_over_the_size_limit_is_reported(tmp_path):
+def test_text_file_over_the_size_limit_is_reported(tmp_path, read):
     path = tmp_path / "dump.md"
     path.write_text("word " * 2_000_000, encoding="utf-8")
     records, problems, _ = read(path)
@@ -255,7 +237,7 @@ def test_text_file_over_the_size_limit_is_reported(tmp_path):
     assert str(problems[0]).startswith(f"{path}: record of 10.0 MB exceeds the limit of 1.0 MB")
 
 
-def test_text_file_with_invalid_utf8_is_reported(tmp_path):
+def test_text_file_with_invalid_utf8_is_reported(tmp_path, read):
     path = tmp_path / "latin1.txt"
     path.write_bytes("Notes on the café".encode("latin-1"))
     records, problems, _ = read(path)
@@ -263,7 +245,7 @@ def test_text_file_with_invalid_utf8_is_reported(tmp_path):
     assert str(problems[0]) == f"{path}: invalid UTF-8 at byte 16"
 
 
-def test_jsonl_saved_with_a_byte_order_mark_is_still_jsonl(tmp_path):
+def test_jsonl_saved_with_a_byte_order_mark_is_still_jsonl(tmp_path, read):
     path = tmp_path / "r.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": "a", "text": "first"}).encode() + b"\n")
     records, problems, _ = read(path)
@@ -271,7 +253,7 @@ def test_jsonl_saved_with_a_byte_order_mark_is_still_jsonl(tmp_path):
     assert [r.external_id for r in records] == ["a"]
 
 
-def test_a_json_array_of_no_known_shape_is_reported_not_a_document(tmp_path):
+def test_a_json_array_of_no_known_shape_is_reported_not_a_document(tmp_path, read):
     path = tmp_path / "export.json"
     path.write_text(json.dumps([{"speaker": "lee", "said": "hi"}]), encoding="utf-8")
     records, problems, _ = read(path)
@@ -279,20 +261,20 @@ def test_a_json_array_of_no_known_shape_is_reported_not_a_document(tmp_path):
     assert str(problems[0]) == f"{path}: unknown transcript shape: a JSON array of no known format"
 
 
-def test_a_document_that_starts_with_a_bracket_is_a_document(tmp_path):
+def test_a_document_that_starts_with_a_bracket_is_a_document(tmp_path, read):
     path = tmp_path / "notes.md"
     path.write_text("[draft] Notes from the retro.\n", encoding="utf-8")
     records, problems, _ = read(path)
     assert problems == [] and records[0].text.startswith("[draft]")
 
 
-def test_an_id_too_long_to_store_is_reported(tmp_path):
+def test_an_id_too_long_to_store_is_reported(tmp_path, read):
     path = write_jsonl(tmp_path / "r.jsonl", [{"id": "x" * 501, "text": "fine"}])
     _, problems, _ = read(path)
     assert str(problems[0]) == f'{path}:1: "id" is longer than 500 characters'
 
 
-def test_a_deep_path_makes_an_id_that_fits(tmp_path):
+def test_a_deep_path_makes_an_id_that_fits(tmp_path, read):
     folder = tmp_path
     for _ in range(12):
         folder = folder / ("d" * 40)
