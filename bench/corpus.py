@@ -166,6 +166,34 @@ PLANTINGS = {
 }
 
 
+# Records pasted from two artifacts (issue 13's last miss): large slices (60-65%) of each, one
+# after the other, as a user pastes two documents into one turn; neither is enough alone. The
+# artifacts alternate between two kinds (artifact_kind), so the two are of one kind or of two.
+PAIRED_PLANTINGS = ("two_of_one_kind", "two_kinds")
+
+
+def artifact_kind(number: int) -> str:
+    """The kind of the bench's artifact `number` where pastes from two are planted."""
+    return "skill" if number % 2 == 0 else "reference"
+
+
+def pasted_from_two(first: str, second: str, rng: random.Random) -> str:
+    def part(text: str) -> str:
+        words = int(len(text.split()) * rng.uniform(0.6, 0.65))
+        return renderings.word_slice(text, words=words, seed=rng.randrange(1 << 30))
+
+    return part(first) + "\n\n" + part(second)
+
+
+def paired_sources(rng: random.Random, count: int, how: str) -> tuple[int, int]:
+    """Two artifact numbers under `count`, of one kind or of two as `how` says."""
+    first = rng.randrange(count)
+    while True:
+        second = rng.randrange(count)
+        if second != first and ((second - first) % 2 == 0) == (how == PAIRED_PLANTINGS[0]):
+            return first, second
+
+
 @dataclass
 class Corpus:
     artifacts: list[str]
@@ -178,18 +206,25 @@ class Corpus:
         return sum(len(record.encode("utf-8")) for record in self.records)
 
 
-def build_corpus(*, seed: int, n_artifacts: int, n_records: int, planted_share: float) -> Corpus:
+def build_corpus(
+    *, seed: int, n_artifacts: int, n_records: int, planted_share: float, paired: bool = False
+) -> Corpus:
+    """With `paired`, pastes from two artifacts are planted too (PAIRED_PLANTINGS)."""
     writer = Writer(seed)
     artifacts = [writer.skill(number) for number in range(n_artifacts)]
     records, planted, planting = [], [], []
-    kinds = list(PLANTINGS)
+    kinds = list(PLANTINGS) + (list(PAIRED_PLANTINGS) if paired else [])
     for number in range(n_records):
         if writer.rng.random() < planted_share:
             how = kinds[number % len(kinds)]
             # Copies only of the first 50 artifacts: they are in the index at every size.
-            records.append(
-                PLANTINGS[how](artifacts[writer.rng.randrange(50)], writer.assistant_turn)
-            )
+            if how in PAIRED_PLANTINGS:
+                first, second = paired_sources(writer.rng, 50, how)
+                records.append(pasted_from_two(artifacts[first], artifacts[second], writer.rng))
+            else:
+                records.append(
+                    PLANTINGS[how](artifacts[writer.rng.randrange(50)], writer.assistant_turn)
+                )
             planted.append(True)
             planting.append(how)
         else:

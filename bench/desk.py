@@ -85,15 +85,15 @@ FILL = [
     FROM generate_series(1, 1000) AS a
     """,
     """
-    INSERT INTO poimen_kindpolicy (kind, threshold, min_shared)
-    VALUES ('skill', 0.8, 10), ('reference', 0.8, 10)
+    INSERT INTO poimen_kindpolicy (kind, threshold, min_shared, on_derived)
+    VALUES ('skill', 0.8, 10, 'exclude'), ('reference', 0.8, 10, 'exclude')
     """,
     # Records: i % 10 = 0 excluded (overlap 0.8-1.0), i % 10 = 1 near miss (0.2-0.8).
     """
     INSERT INTO poimen_record (run_id, source, external_id, source_path, position, session,
                                role, metadata, text, sha256, status, derived, coverage,
-                               best_overlap, best_artifact_id, review_id, created_at,
-                               identity)
+                               mixed_coverage, best_overlap, best_artifact_id, review_id,
+                               created_at, identity, cut_spans, evidence_text)
     SELECT (SELECT min(id) FROM poimen_ingestrun) + (i - 1) * 10 / %(records)s,
            'bench-' || (i / 7) %% 5, 'rec-' || i,
            'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
@@ -112,6 +112,7 @@ FILL = [
                    'artifacts', CASE WHEN i %% 100 = 11 THEN 2 ELSE 1 END,
                    'shared', 40 + i %% 200))
            ELSE '{}' END,
+           '{}',
            CASE WHEN i %% 10 = 0 THEN 0.8 + (i::bigint * 7919 %% 10007) / 50035.0
                 WHEN i %% 10 = 1 THEN 0.2 + (i::bigint * 7919 %% 10007) / 16678.3
                 ELSE 0 END,
@@ -119,22 +120,22 @@ FILL = [
                 THEN (SELECT min(id) FROM poimen_artifact) + (i / 10) %% 1000 END,
            NULL,
            now() - (%(records)s - i) * interval '2 seconds',
-           ''
+           '', '[]', ''
     FROM generate_series(1, %(records)s) AS i
     """,
     # A match for every matched record, and a second, weaker one for each exclusion.
     """
     INSERT INTO poimen_match (record_id, artifact_id, overlap, artifact_containment,
-                              record_containment, shared, threshold)
+                              record_containment, shared, threshold, spans)
     SELECT id, best_artifact_id, best_overlap, best_overlap, best_overlap * 0.9,
-           40 + id %% 200, 0.8
+           40 + id %% 200, 0.8, '[]'
     FROM poimen_record WHERE best_artifact_id IS NOT NULL
     """,
     """
     INSERT INTO poimen_match (record_id, artifact_id, overlap, artifact_containment,
-                              record_containment, shared, threshold)
+                              record_containment, shared, threshold, spans)
     SELECT r.id, a.min_id + (r.best_artifact_id - a.min_id + 500) %% 1000,
-           r.best_overlap * 0.45, r.best_overlap * 0.45, r.best_overlap * 0.4, 20, 0.8
+           r.best_overlap * 0.45, r.best_overlap * 0.45, r.best_overlap * 0.4, 20, 0.8, '[]'
     FROM poimen_record AS r, (SELECT min(id) AS min_id FROM poimen_artifact) AS a
     WHERE r.status = 'excluded'
     """,
@@ -167,6 +168,18 @@ FILL = [
     """,
 ]
 
+# Where in its artifact each record's best match copies: a passage of 20-40 of the artifact's
+# 242 words, at a place that moves with the record (the heat map's input).
+HEAT_MAP_FILL = [
+    """
+    UPDATE poimen_match AS m
+    SET artifact_ranges = jsonb_build_array(
+        jsonb_build_array(m.record_id %% 200, m.record_id %% 200 + 20 + m.record_id %% 21))
+    FROM poimen_record AS r
+    WHERE r.id = m.record_id AND m.artifact_id = r.best_artifact_id
+    """,
+]
+
 
 def fill(records: int) -> dict:
     from django.contrib.auth import get_user_model
@@ -186,7 +199,7 @@ def fill(records: int) -> dict:
     }
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        for statement in FILL:
+        for statement in FILL + HEAT_MAP_FILL:
             cursor.execute(statement, params)
         cursor.execute("VACUUM ANALYZE")
     return {"seconds": time.perf_counter() - started}
@@ -257,10 +270,20 @@ def main(argv=None) -> int:
         from django.db.utils import DatabaseError
 
         try:
-            keep = get_user_model().objects.filter(username="bench").exists()
+            from poimen.models import Record
+
+            # A fill that stopped half-way left the user but no records: fill again.
+            keep = (
+                get_user_model().objects.filter(username="bench").exists()
+                and Record.objects.exists()
+            )
         except DatabaseError:
             keep = False
     if not keep:
+        if args.keep:
+            from django.db import connections
+
+            connections.close_all()  # the look above held a connection to the database
         _recreate_database(url)
         django.setup()
         print(f"filling {args.records:,} records …", flush=True)
@@ -291,7 +314,9 @@ def main(argv=None) -> int:
     return report(rows, cold)
 
 
-def measure(get, client, args):
+def request_sets() -> list[tuple[str, list[tuple[str, dict]]]]:
+    """The rows of the report and the requests each cycles through (bench.plans explains
+    the same requests' queries)."""
     from poimen import selectors
     from poimen.models import IngestRun
 
@@ -341,14 +366,37 @@ def measure(get, client, args):
         (f"/tuning/skill/?value={value}", preview_fragment)
         for value in ("0.79", "0.78", "0.75", "0.82", "0.85", "0.7", "0.9", "0.81")
     ]
-    rows = []
-    for name, urls in [
+    # Tuning from the verdicts: the estimates table as its own fragment at values around the
+    # current 0.80 (the preview fragment above carries them and the flips too), and the
+    # artifact page's heat map, whole and one part's records.
+    estimates_fragment = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "estimates"}
+    estimates = [
+        (f"/tuning/skill/?value={value}", estimates_fragment)
+        for value in ("0.79", "0.75", "0.85", "0.7", "0.9")
+    ]
+    artifact = first.items[0].best_artifact_id
+    copies_fragment = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "copies"}
+    heat_map = [(f"/artifacts/{artifact}/", plain)] + [
+        (f"/artifacts/{artifact}/?part={part}", copies_fragment) for part in (2, 3, 4)
+    ]
+    return [
         ("exclusions page", exclusions),
         ("near-miss page", near_misses),
         ("threshold preview", previews),
         ("exclusions search", searches),
         ("review mode next", review_next),
-    ]:
+        ("tuning estimates", estimates),
+        ("artifact heat map", heat_map),
+    ]
+
+
+def measure(get, client, args):
+    from poimen import selectors
+
+    sets = request_sets()
+    previews = dict(sets)["threshold preview"]
+    rows = []
+    for name, urls in sets:
         # Through the server each worker process warms its own caches.
         times = timed(get, urls, args.requests, warm=3 * SERVER_WORKERS if args.server else 3)
         rows.append((name, statistics.median(times), p95(times), max(times)))

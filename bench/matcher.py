@@ -30,11 +30,20 @@ import xxhash
 from datasketch import MinHash, MinHashLSH
 
 from bench import realtext
-from bench.corpus import PLANTINGS, Corpus, Writer, build_corpus
+from bench.corpus import (
+    PAIRED_PLANTINGS,
+    PLANTINGS,
+    Corpus,
+    Writer,
+    artifact_kind,
+    build_corpus,
+)
 from filter import ArtifactRecord, DerivedFilter, shingle_text
 
 K = 5
 TOKEN = re.compile(r"\w+")
+# Every way a copy is planted: of one artifact, and pasted from two (of one kind or of two).
+PLANTED = (*PLANTINGS, *PAIRED_PLANTINGS)
 
 
 # -- the floor --------------------------------------------------------------------------------
@@ -179,7 +188,9 @@ def run(*, quick: bool, seed: int) -> list[Row]:
     say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
 
     say(f"writing {sizes[-1]:,} artifacts and {n_records:,} records (seed {seed})...")
-    corpus = build_corpus(seed=seed, n_artifacts=sizes[-1], n_records=n_records, planted_share=0.15)
+    corpus = build_corpus(
+        seed=seed, n_artifacts=sizes[-1], n_records=n_records, planted_share=0.15, paired=True
+    )
     megabytes = corpus.record_bytes / 1e6
     rows: list[Row] = []
 
@@ -196,7 +207,7 @@ def run(*, quick: bool, seed: int) -> list[Row]:
     say("shingling artifacts...")
     started = time.process_time()
     records = [
-        ArtifactRecord.from_text(kind="skill", name=f"skill-{number}", text=text)
+        ArtifactRecord.from_text(kind=artifact_kind(number), name=f"skill-{number}", text=text)
         for number, text in enumerate(corpus.artifacts)
     ]
     shingling_seconds = time.process_time() - started
@@ -277,6 +288,9 @@ def run(*, quick: bool, seed: int) -> list[Row]:
         )
     )
     print_report(rows, corpus, sizes, seed, chance_sharing(corpus))
+    across_kinds_cost(
+        records[: sizes[0]], corpus.records, corpus.planted, corpus.planting, repeats=repeats
+    )
     return rows
 
 
@@ -289,7 +303,7 @@ def print_report(rows: list[Row], corpus: Corpus, sizes, seed: int, sharing) -> 
     print(
         f"\nMatcher benchmark: {len(corpus.records):,} records, "
         f"{corpus.record_bytes / 1e6:.2f} MB, "
-        f"{planted} of them planted copies ({', '.join(PLANTINGS)}); seed {seed}\n"
+        f"{planted} of them planted copies ({', '.join(PLANTED)}); seed {seed}\n"
         f"Unrelated (record, artifact) pairs sharing >= 1 5-shingle by chance: {sharing[0]:.1%}, "
         f">= 3: {sharing[1]:.1%}\n"
     )
@@ -347,7 +361,7 @@ def print_report(rows: list[Row], corpus: Corpus, sizes, seed: int, sharing) -> 
     print(f"\nRecall by kind of planted copy, at {large:,} artifacts")
     compared = [("poimen", ours[large]), ("MinHashLSH", documented[large])]
     print(f"  {'planted as':22} {'records':>7} " + " ".join(f"{name:>11}" for name, _ in compared))
-    for how in PLANTINGS:
+    for how in PLANTED:
         picked = [i for i, planting in enumerate(corpus.planting) if planting == how]
         found = [sum(row.flags[i] for i in picked) for _, row in compared]
         print(
@@ -362,6 +376,54 @@ def print_report(rows: list[Row], corpus: Corpus, sizes, seed: int, sharing) -> 
         f"  {'unrelated (flagged)':22} {len(corpus.planted) - planted:>7} "
         + " ".join(f"{count:>11}" for count in false_alarms)
     )
+
+
+# -- the rule across kinds: its recall and its cost --------------------------------------------
+
+
+class WithoutAcrossKinds(DerivedFilter):
+    """The matcher as it was before the rule across kinds: per match and per kind only."""
+
+    def _mixed(self, reported, n_tokens):
+        return None
+
+
+def across_kinds_cost(artifacts, records, planted, planting, *, repeats: int) -> None:
+    """check_many with and without the rule across kinds on the same records, in CPU seconds,
+    interleaved (the better of `repeats` passes each), and what each finds."""
+    filters = {}
+    for label, cls in (("without", WithoutAcrossKinds), ("with", DerivedFilter)):
+        filters[label] = cls()
+        for artifact in artifacts:
+            filters[label].add(artifact)
+        filters[label].check("warm the index up before the clock starts")
+    best = {label: float("inf") for label in filters}
+    flags = {}
+    for _ in range(max(repeats, 3)):
+        for label, derived_filter in filters.items():
+            started = time.process_time()
+            flags[label] = [
+                verdict.derived
+                for start in range(0, len(records), BATCH)
+                for verdict in derived_filter.check_many(records[start : start + BATCH])
+            ]
+            best[label] = min(best[label], time.process_time() - started)
+    print(
+        f"\nThe rule across kinds ({len(artifacts):,} artifacts of two kinds, "
+        f"{len(records):,} records; CPU seconds, best of {max(repeats, 3)}, interleaved)"
+    )
+    print(f"  {'':34} {'without':>9} {'with':>9}")
+    print(f"  {'check_many CPU s':34} {best['without']:9.3f} {best['with']:9.3f}")
+    print(f"  {'cost of the rule (with / without)':34} {best['with'] / best['without']:9.3f}")
+    for label in filters:
+        precision, recall = precision_recall(flags[label], planted)
+        flags[label + " pr"] = (precision, recall)
+    for name, index in (("precision", 0), ("recall, every planted copy", 1)):
+        print(f"  {name:34} {flags['without pr'][index]:9.3f} {flags['with pr'][index]:9.3f}")
+    for how in PAIRED_PLANTINGS:
+        picked = [i for i, p in enumerate(planting) if p == how]
+        found = [sum(flags[label][i] for i in picked) for label in filters]
+        print(f"  {'recall, ' + how + f' ({len(picked)})':34} {found[0]:>9} {found[1]:>9}")
 
 
 # -- the real-text workload --------------------------------------------------------------------
@@ -380,7 +442,7 @@ def run_real(*, quick: bool, seed: int) -> dict:
     n_records = 400 if quick else 2_000
     repeats = 1 if quick else 3
     work = realtext.build_workload(
-        documents, PLANTINGS, seed=seed, n_records=n_records, planted_share=0.15
+        documents, PLANTINGS, seed=seed, n_records=n_records, planted_share=0.15, paired=True
     )
     real = len(work.artifacts)
     sizes = (real, 1_000) if quick else (real, 1_000, 10_000)
@@ -395,8 +457,8 @@ def run_real(*, quick: bool, seed: int) -> dict:
     names = work.artifact_names + [f"synthetic-{n}" for n in range(sizes[-1] - real)]
     started = time.process_time()
     artifacts = [
-        ArtifactRecord.from_text(kind="reference", name=name, text=text)
-        for name, text in zip(names, texts, strict=True)
+        ArtifactRecord.from_text(kind=artifact_kind(number), name=name, text=text)
+        for number, (name, text) in enumerate(zip(names, texts, strict=True))
     ]
     shingling_seconds = time.process_time() - started
 
@@ -465,6 +527,7 @@ def run_real(*, quick: bool, seed: int) -> dict:
                 measure(label, half, peer.is_copy, size=size).build_seconds = build
     results["shingling_seconds"] = shingling_seconds
     print_real(results, documents, seed)
+    across_kinds_cost(artifacts[:real], work.records, work.planted, work.planting, repeats=repeats)
     return results
 
 
@@ -489,7 +552,7 @@ def print_real(results: dict, documents, seed: int) -> None:
         f"\nMatcher benchmark, real text: {len(documents)} documents "
         f"({non_ascii_docs} with non-ASCII text; bench.realtext), {len(work.artifacts)} of them "
         f"registered; {len(work.records):,} records, {work.record_bytes / 1e6:.2f} MB, "
-        f"{sum(work.planted)} planted copies ({', '.join(PLANTINGS)}); seed {seed}"
+        f"{sum(work.planted)} planted copies ({', '.join(PLANTED)}); seed {seed}"
     )
     for half in HALVES:
         picked = halves[half]
@@ -565,7 +628,7 @@ def print_real(results: dict, documents, seed: int) -> None:
         for half in HALVES:
             for i, flag in zip(halves[half], rows[(label, half, large)].flags, strict=True):
                 flags[label][i] = bool(flag)
-    for how in list(PLANTINGS) + ["unrelated"]:
+    for how in [*PLANTED, "unrelated"]:
         picked = [i for i, planting in enumerate(work.planting) if planting == how]
         if how == "unrelated":
             found = [sum(flags[label][i] for i in picked) for label in flags]

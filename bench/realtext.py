@@ -247,11 +247,16 @@ def build_workload(
     n_records: int,
     planted_share: float,
     planted_from: int = 50,
+    paired: bool = False,
 ) -> Workload:
     """Half the documents (seeded) become artifacts; records are excerpts of the others (an
     assistant turn quoting docs nobody registered), and planted copies of the first
     `planted_from` artifacts made each of the `plantings` ways, in turn. A planting is called
-    with (artifact text, a function giving an unrelated excerpt)."""
+    with (artifact text, a function giving an unrelated excerpt). With `paired`, pastes from
+    two of them are planted too (bench.corpus.PAIRED_PLANTINGS), of one kind or of two
+    (artifact i is of bench.corpus.artifact_kind(i))."""
+    from bench.corpus import PAIRED_PLANTINGS, paired_sources, pasted_from_two
+
     rng = random.Random(seed)
     shuffled = sorted(documents, key=lambda document: document.sha256)
     rng.shuffle(shuffled)
@@ -270,12 +275,18 @@ def build_workload(
                 return text
 
     records, planted, planting = [], [], []
-    kinds = list(plantings)
+    kinds = list(plantings) + (list(PAIRED_PLANTINGS) if paired else [])
     for number in range(n_records):
         if rng.random() < planted_share:
             how = kinds[number % len(kinds)]
-            source = registered[rng.randrange(min(planted_from, len(registered)))]
-            records.append(plantings[how](source.text, unrelated))
+            if how in PAIRED_PLANTINGS:
+                first, second = paired_sources(rng, min(planted_from, len(registered)), how)
+                records.append(
+                    pasted_from_two(registered[first].text, registered[second].text, rng)
+                )
+            else:
+                source = registered[rng.randrange(min(planted_from, len(registered)))]
+                records.append(plantings[how](source.text, unrelated))
             planted.append(True)
             planting.append(how)
         else:

@@ -6,7 +6,7 @@ come out: normalise -> tokens with offsets -> shingles -> index -> passages -> o
 
 from filter.artifacts import ArtifactRecord, sha256_hex
 from filter.errors import ManifestError, ShinglingMismatch
-from filter.matcher import DerivedFilter, Match, Verdict
+from filter.matcher import DerivedFilter, Match, MixedCoverage, Verdict
 from filter.normalise import NORMALISER_VERSION, Tokens, tokenise, words
 from filter.passages import Passage, match_passages
 from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_text
@@ -18,6 +18,7 @@ __all__ = [
     "DerivedFilter",
     "ManifestError",
     "Match",
+    "MixedCoverage",
     "Passage",
     "ShingleParams",
     "ShinglingMismatch",

@@ -5,7 +5,13 @@ A record is derived from artifacts of a kind when
   the kind's minimum of shared shingles (`match_exceeds`), or
 - several artifacts of the kind together cover more of the record than the threshold, with at
   least the minimum of shared shingles between them (`coverage_exceeds`: a record stitched
-  from two skills).
+  from two skills), or
+- artifacts of several kinds together cover more of the record than the highest threshold of
+  the kinds involved, with at least the highest of their minimums of shared shingles
+  (`mixed_coverage_exceeds`: a record pasted from a skill and a reference page). The highest,
+  because a kind's threshold says how much of it a record may hold and stay evidence: a record
+  derived across kinds is then over every involved kind's threshold, so joining kinds never
+  loosens any kind's rule, and a kind whose threshold is 1 (never derived) stays never derived.
 
 The rule is written once, over comparison operators that are passed in: plain Python
 operators judge floats (the matcher) and numpy arrays alike (the threshold preview), and the
@@ -13,7 +19,10 @@ Django app hands in operators that build SQL, so the three forms cannot drift ap
 """
 
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
+
+import numpy as np
 
 # A record must overlap an artifact by more than this to be derived.
 DEFAULT_THRESHOLD = 0.8
@@ -54,6 +63,27 @@ def coverage_exceeds(coverage, artifacts, shared, *, threshold, min_shared, ops:
         ops.both(ops.greater(artifacts, 1), ops.greater(coverage, threshold)),
         ops.at_least(shared, min_shared),
     )
+
+
+def mixed_coverage_exceeds(
+    coverage, kinds, shared, *, threshold, min_shared, ops: Operators = PLAIN
+):
+    """Artifacts of several kinds decide together: more than one kind, the passages of all
+    of them covering more of the record than `threshold`, with enough shared shingles between
+    them. `threshold` and `min_shared` are those in force across kinds (`across_kinds`): the
+    highest of the kinds involved. Where the kinds are not known in advance (SQL), the same
+    rule is the conjunction of this at each involved kind's own threshold, as
+    x > max(t) exactly when x > t for every t."""
+    return ops.both(
+        ops.both(ops.greater(kinds, 1), ops.greater(coverage, threshold)),
+        ops.at_least(shared, min_shared),
+    )
+
+
+def across_kinds(*values):
+    """The threshold (or minimum of shared shingles) in force across kinds: the highest of
+    the involved kinds' own (numbers, or numpy arrays element by element)."""
+    return reduce(np.maximum, values)
 
 
 def check_threshold(value: float, *, kind: str = "default") -> float:

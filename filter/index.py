@@ -89,25 +89,72 @@ class ShingleIndex:
         if len(shingles):
             self._pending.append((artifact_number, shingles))
 
+    def copy(self) -> "ShingleIndex":
+        """An index holding the same entries, to add to while this one goes on answering
+        lookups: no array of an index is changed in place, so the two share them."""
+        twin = ShingleIndex.__new__(ShingleIndex)
+        twin.__dict__.update(self.__dict__)
+        twin._pending = list(self._pending)
+        return twin
+
+    def merge(self) -> None:
+        """Merge what was added into the arrays now (else the next lookup does): an index
+        that several threads look up in must be merged before it is shared."""
+        if self._pending:
+            self._merge_pending()
+
     def _merge_pending(self) -> None:
         # Additions are batched and merged on the next lookup: one sort, however many adds.
         kept = [_kept_repeats(shingles).astype(np.uint32) for _, shingles in self._pending]
-        hashes = [self._hashes] + [
-            shingles[positions]
-            for (_, shingles), positions in zip(self._pending, kept, strict=True)
-        ]
-        artifacts = [self._artifacts] + [
-            np.full(len(positions), number, dtype=np.uint32)
-            for (number, _), positions in zip(self._pending, kept, strict=True)
-        ]
-        positions = [self._positions] + kept
+        hashes = np.concatenate(
+            [
+                shingles[positions]
+                for (_, shingles), positions in zip(self._pending, kept, strict=True)
+            ]
+        )
+        artifacts = np.concatenate(
+            [
+                np.full(len(positions), number, dtype=np.uint32)
+                for (number, _), positions in zip(self._pending, kept, strict=True)
+            ]
+        )
+        positions = np.concatenate(kept)
         self._pending = []
-        hashes = np.concatenate(hashes)
         order = np.argsort(hashes, kind="stable")
-        self._hashes = hashes[order]
-        self._artifacts = np.concatenate(artifacts)[order]
-        self._positions = np.concatenate(positions)[order]
-        self._build_directory()
+        hashes, artifacts, positions = hashes[order], artifacts[order], positions[order]
+        old_size, added = len(self._hashes), hashes
+        if old_size:
+            # Into the sorted arrays, each after the entries of an equal hash it has already:
+            # the order one stable sort of everything would give, for a copy of the arrays
+            # rather than a sort of them (what adding an artifact to a large index costs).
+            at = np.searchsorted(self._hashes, hashes, side="right")
+            hashes = np.insert(self._hashes, at, hashes)
+            artifacts = np.insert(self._artifacts, at, artifacts)
+            positions = np.insert(self._positions, at, positions)
+        self._hashes, self._artifacts, self._positions = hashes, artifacts, positions
+        if old_size and self._same_shape(old_size):
+            self._update_directory(added)
+        else:
+            self._build_directory()
+
+    def _same_shape(self, old_size: int) -> bool:
+        """Whether the directory and the bitmap keep their sizes at the index's new size."""
+        new_size = len(self._hashes)
+        return _directory_bits(new_size) == _directory_bits(old_size) and _bitmap_bits(
+            new_size
+        ) == _bitmap_bits(old_size)
+
+    def _update_directory(self, added: np.ndarray) -> None:
+        """The directory and bitmap with `added` hashes counted in, as new arrays."""
+        slots = np.bincount(
+            (added >> self._shift).astype(np.int64), minlength=len(self._directory) - 1
+        )
+        directory = self._directory.copy()
+        directory[1:] += np.cumsum(slots, dtype=np.uint32)
+        bitmap = self._bitmap.copy()
+        bits = added & self._bitmap_mask
+        np.bitwise_or.at(bitmap, bits >> np.uint64(3), _bit_masks(bits))
+        self._directory, self._bitmap = directory, bitmap
 
     def _build_directory(self) -> None:
         bits = _directory_bits(len(self._hashes))

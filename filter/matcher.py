@@ -10,9 +10,11 @@ from filter.decision import (
     DEFAULT_MIN_SHARED,
     DEFAULT_REPORT_FLOOR,
     DEFAULT_THRESHOLD,
+    across_kinds,
     check_threshold,
     coverage_exceeds,
     match_exceeds,
+    mixed_coverage_exceeds,
 )
 from filter.errors import ShinglingMismatch
 from filter.index import ShingleIndex
@@ -46,14 +48,38 @@ class Match:
 
 
 @dataclass(frozen=True, slots=True)
+class MixedCoverage:
+    """How much of a record the reported matches of several kinds cover together, and the
+    threshold in force across them (filter.decision.mixed_coverage_exceeds)."""
+
+    coverage: float
+    kinds: tuple[str, ...]  # sorted; two or more
+    shared: int
+    threshold: float  # the highest of the kinds' thresholds
+    min_shared: int  # the highest of their min_shared
+
+    @property
+    def exceeds(self) -> bool:
+        return mixed_coverage_exceeds(
+            self.coverage,
+            len(self.kinds),
+            self.shared,
+            threshold=self.threshold,
+            min_shared=self.min_shared,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     derived: bool
     matches: list[Match]
     # kind -> share of the record's tokens inside passages of any artifact of that kind
     coverage: dict[str, float] = field(default_factory=dict)
-    # the Match that decided, or the kind whose coverage did, or None
-    decided_by: Match | str | None = None
+    # the Match that decided, or the kind whose coverage did, or the MixedCoverage, or None
+    decided_by: "Match | str | MixedCoverage | None" = None
     n_tokens: int = 0
+    # the reported matches' coverage across kinds, when they are of two kinds or more
+    mixed: MixedCoverage | None = None
 
     @property
     def best(self) -> Match | None:
@@ -131,6 +157,37 @@ class DerivedFilter:
         self._artifact_min_shared.append(needed)
         self._fewest_min_shared = min(self._fewest_min_shared or needed, needed)
         return artifact
+
+    def copy(self, **settings) -> "DerivedFilter":
+        """A filter holding the same artifacts, under the settings given (thresholds,
+        default_threshold, min_shared, default_min_shared; the others as here): what a
+        long-lived process moves to when artifacts are added or policies change, while
+        checks under way keep this one. The two share the shingle index, which neither
+        changes in place; only what is added to the copy is merged into it."""
+        for name in (
+            "thresholds",
+            "default_threshold",
+            "min_shared",
+            "default_min_shared",
+            "params",
+            "min_overlap",
+        ):
+            settings.setdefault(name, getattr(self, name))
+        twin = DerivedFilter(**settings)
+        twin.artifacts = list(self.artifacts)
+        twin._keys = set(self._keys)
+        twin._index = self._index.copy()
+        twin._artifact_tokens = list(self._artifact_tokens)
+        needed = [max(MIN_ANCHORS, twin.min_shared_for(a.kind)) for a in twin.artifacts]
+        twin._artifact_min_shared = needed
+        twin._fewest_min_shared = min(needed, default=0)
+        return twin
+
+    def prepare(self) -> "DerivedFilter":
+        """Merge the artifacts added into the index now rather than on the first check: a
+        filter that several threads check with must be prepared before it is shared."""
+        self._index.merge()
+        return self
 
     def check(self, text: str) -> Verdict:
         return self.check_many([text])[0]
@@ -260,6 +317,10 @@ class DerivedFilter:
         # A record stitched from several artifacts of one kind is derived by their coverage.
         decided_by = max(stitched, key=coverage.get) if stitched else None
         reported = [m for m in matches if m.overlap >= self.min_overlap or m.exceeds]
+        mixed = self._mixed(reported, n_tokens)
+        if decided_by is None and mixed is not None and mixed.exceeds:
+            # A record pasted from artifacts of several kinds, none enough alone.
+            decided_by = mixed
         if reported and reported[0].exceeds:
             decided_by = reported[0]
         return Verdict(
@@ -268,4 +329,20 @@ class DerivedFilter:
             coverage=coverage,
             decided_by=decided_by,
             n_tokens=n_tokens,
+            mixed=mixed,
+        )
+
+    def _mixed(self, reported: list[Match], n_tokens: int) -> MixedCoverage | None:
+        """The reported matches' coverage across kinds: what is stored, so only they count
+        (a threshold change replays it from the stored matches and this number)."""
+        kinds = tuple(sorted({m.kind for m in reported}))
+        if len(kinds) < 2:
+            return None
+        spans = [(a.record_start, a.record_end) for m in reported for a in m.alignments]
+        return MixedCoverage(
+            coverage=covered(spans) / n_tokens,
+            kinds=kinds,
+            shared=sum(m.shared for m in reported),
+            threshold=float(across_kinds(*(self.threshold_for(kind) for kind in kinds))),
+            min_shared=int(across_kinds(*(self.min_shared_for(kind) for kind in kinds))),
         )

@@ -7,6 +7,7 @@ from django.contrib import admin
 from poimen.models import (
     ApiToken,
     Artifact,
+    Claim,
     Event,
     IngestRun,
     KindPolicy,
@@ -14,6 +15,7 @@ from poimen.models import (
     QueuedBatch,
     Record,
     Review,
+    SecondReview,
     ThresholdChange,
 )
 
@@ -105,3 +107,20 @@ class QueuedBatchAdmin(ReadOnlyAdmin):
     list_display = ["job", "number", "state", "size", "attempts", "worker", "sent_at", "done_at"]
     list_filter = ["state"]
     search_fields = ["job", "worker"]
+
+
+# --- the desk for a team ----------------------------------------------------------------------
+
+
+@admin.register(Claim)
+class ClaimAdmin(ReadOnlyAdmin):
+    list_display = ["record", "reviewer", "claimed_at", "expires_at"]
+    list_select_related = ["record", "reviewer"]
+    raw_id_fields = ["record"]
+
+
+@admin.register(SecondReview)
+class SecondReviewAdmin(ReadOnlyAdmin):
+    list_display = ["record", "verdict", "reviewer", "judged_at", "settled_verdict", "settled_at"]
+    list_select_related = ["record", "reviewer"]
+    raw_id_fields = ["record", "first_review"]

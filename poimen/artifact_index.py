@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
+
 from filter import ArtifactRecord, DerivedFilter, ShinglingMismatch
 from poimen.artifact_records import artifact_from_record, artifact_to_record
 from poimen.models import Artifact
@@ -21,32 +23,65 @@ class ArtifactUnusable(Exception):
     """An artifact the filter can neither use nor re-shingle: matching without it is unsafe."""
 
 
-def artifact_index_load(*, kind: str | None = None) -> ArtifactIndex:
-    """A filter holding every stored artifact (of `kind`, when given) and the stored policies."""
-    policies = Policies.load()
-    derived_filter = DerivedFilter(
-        thresholds=policies.thresholds,
-        default_threshold=policies.threshold_for(""),
-        min_shared=dict(policies.min_shared),
+def _filter_settings(policies: Policies) -> dict:
+    """The DerivedFilter's settings under `policies`."""
+    return {
+        "thresholds": policies.thresholds,
+        "default_threshold": policies.threshold_for(""),
+        "min_shared": dict(policies.min_shared),
         # Kinds without a policy of their own take the app's defaults, not the library's.
-        default_min_shared=policies.min_shared_for(""),
-        min_overlap=report_floor(),
-    )
+        "default_min_shared": policies.min_shared_for(""),
+    }
+
+
+def artifact_index_load(
+    *, kind: str | None = None, policies: Policies | None = None, up_to: int | None = None
+) -> ArtifactIndex:
+    """A filter holding every stored artifact (of `kind`, when given; of ids up to `up_to`,
+    when given) and the stored policies (or `policies`, read by the caller)."""
+    policies = policies or Policies.load()
+    derived_filter = DerivedFilter(**_filter_settings(policies), min_overlap=report_floor())
     artifacts = Artifact.objects.order_by("pk")
     if kind is not None:
         artifacts = artifacts.filter(kind=kind)
-    ids, reshingled = {}, []
+    if up_to is not None:
+        artifacts = artifacts.filter(pk__lte=up_to)
+    artifact_index = ArtifactIndex(filter=derived_filter, artifact_ids={}, policies=policies)
+    _add_artifacts(artifact_index, artifacts)
+    return artifact_index
+
+
+def artifact_index_extend(
+    artifact_index: ArtifactIndex, *, artifacts: QuerySet, policies: Policies
+) -> ArtifactIndex:
+    """A new index: `artifact_index`'s artifacts and `artifacts` (new rows), under `policies`.
+    The shingles it holds already are not read or sorted again, and `artifact_index` itself
+    is left as it was, for the checks still using it."""
+    if policies == artifact_index.policies:
+        derived_filter = artifact_index.filter.copy()
+    else:
+        derived_filter = artifact_index.filter.copy(**_filter_settings(policies))
+    extended = ArtifactIndex(
+        filter=derived_filter, artifact_ids=dict(artifact_index.artifact_ids), policies=policies
+    )
+    _add_artifacts(extended, artifacts.order_by("pk"))
+    return extended
+
+
+def _add_artifacts(artifact_index: ArtifactIndex, artifacts: QuerySet) -> None:
+    reshingled = []
     for artifact in artifacts.iterator(chunk_size=500):
         artifact_record = artifact_to_record(artifact)
         try:
-            added = derived_filter.add(artifact_record)
+            added = artifact_index.filter.add(artifact_record)
         except ShinglingMismatch as error:
             raise ArtifactUnusable(str(error)) from None
         if added.params != artifact_record.params:
             reshingled.append((artifact.pk, added))
-        ids[(artifact.kind, artifact.name, artifact.sha256)] = artifact.pk
+        artifact_index.artifact_ids[(artifact.kind, artifact.name, artifact.sha256)] = artifact.pk
     _store_reshingled(reshingled)
-    return ArtifactIndex(filter=derived_filter, artifact_ids=ids, policies=policies)
+    # Merged now, not on the first check: the index may be shared by threads from here on.
+    artifact_index.filter.prepare()
 
 
 def _store_reshingled(reshingled: list[tuple[int, ArtifactRecord]]) -> None:

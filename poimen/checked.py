@@ -7,7 +7,7 @@ what lets worker processes hand verdicts back cheaply.
 
 from dataclasses import dataclass
 
-from filter import DerivedFilter, Verdict, tokenise
+from filter import DerivedFilter, MixedCoverage, Verdict, tokenise
 from filter.redaction import passage_spans
 
 ArtifactKey = tuple[str, str, str]
@@ -23,6 +23,9 @@ class CheckedMatch:
     threshold: float
     # its passages as [start, end) character spans of the record, for a redaction
     spans: tuple[tuple[int, int], ...] = ()
+    # the same passages as [start, end) word positions of the artifact (its tokenise() words),
+    # for the artifact's heat map: cheap here, where the alignments are at hand
+    artifact_ranges: tuple[tuple[int, int], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -39,6 +42,10 @@ class Checked:
     decided_kind: str | None
     # The match that decided, or None when the kind's coverage did (or nothing did).
     decided_match: CheckedMatch | None
+    # The reported matches' coverage across kinds (two kinds or more), and whether it decided:
+    # decided_kind is then the involved kind with the largest part of the record.
+    mixed: MixedCoverage | None = None
+    decided_across_kinds: bool = False
 
 
 def summarise(verdict: Verdict, text: str) -> Checked:
@@ -56,6 +63,7 @@ def summarise(verdict: Verdict, text: str) -> Checked:
             spans=tuple(
                 passage_spans(tokens, ((a.record_start, a.record_end) for a in m.alignments))
             ),
+            artifact_ranges=tuple((a.artifact_start, a.artifact_end) for a in m.alignments),
         )
         for m in verdict.matches
     )
@@ -63,6 +71,8 @@ def summarise(verdict: Verdict, text: str) -> Checked:
     decided_match, decided_kind = None, None
     if isinstance(decided, str):
         decided_kind = decided
+    elif isinstance(decided, MixedCoverage):
+        decided_kind = max(decided.kinds, key=lambda kind: (verdict.coverage.get(kind, 0), kind))
     elif decided is not None:
         decided_kind = decided.kind
         decided_match = matches[verdict.matches.index(decided)]
@@ -72,6 +82,8 @@ def summarise(verdict: Verdict, text: str) -> Checked:
         coverage=dict(verdict.coverage),
         decided_kind=decided_kind,
         decided_match=decided_match,
+        mixed=verdict.mixed,
+        decided_across_kinds=isinstance(decided, MixedCoverage),
     )
 
 

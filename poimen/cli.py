@@ -11,12 +11,13 @@ def main(argv: list[str] | None = None) -> None:
     from django.core.management import execute_from_command_line
     from django.db import DatabaseError
 
+    argv = sys.argv if argv is None else argv
     try:
-        execute_from_command_line(sys.argv if argv is None else argv)
-    except DatabaseError:
-        from poimen.readiness import database_problem
+        execute_from_command_line(argv)
+    except DatabaseError as error:
+        from poimen.readiness import command_failure
 
-        problem = database_problem()
+        problem = command_failure(argv[1] if len(argv) > 1 else "", error)
         if problem is None:
             raise  # the schema is in place: a real bug, whose traceback is wanted
         sys.stderr.write(problem + "\n")

@@ -102,8 +102,9 @@ class Client:
     # --- the three calls -------------------------------------------------------------------
 
     def check(self, records: Iterable[dict], store: bool = True) -> list[CheckResult]:
-        """Each record ({"id", "text", "role"?, "session"?, "source"?, "metadata"?}) answered
-        in order; sent in as many requests as the server's limits need."""
+        """Each record ({"id", "text", "role"?, "session"?, "source"?, "metadata"?,
+        "identity"?}) answered in order; sent in as many requests as the server's limits
+        need."""
         records = list(records)
         results: list[CheckResult] = []
         for batch in self._batches(records):

@@ -20,22 +20,17 @@ import hashlib
 import json
 import logging
 import os
-import re
 import signal
 import sys
 import tempfile
 from pathlib import Path
 
+from poimen.agent_files import file_artifact
 from poimen.client import UNCHECKED, Client
 from poimen.readers import Candidate, read_file
 
 TRANSCRIPT_EVENTS = frozenset({"Stop", "SubagentStop", "SessionEnd", "PreCompact"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
-MEMORY_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
-# The way import_artifacts names what an agent loads: a skill by its front matter's name (or
-# its folder), memory files by their path in the project, agents and commands by their stem.
-FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-FRONT_MATTER_NAME = re.compile(r"^name:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 
 log = logging.getLogger("poimen.hook")
 
@@ -154,6 +149,8 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
                 "session": item.session,
                 "source": item.source,
                 "metadata": metadata,
+                # the same as `ingest` of this transcript gives it: stored once either way
+                "identity": item.identity or None,
             }
         )
         keys.append(key)
@@ -181,30 +178,6 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
 # --- artifacts -------------------------------------------------------------------------------
 
 
-def artifact_kind_and_name(path: Path, text: str, project: Path) -> tuple[str, str] | None:
-    """(kind, name) of a file an agent loads, or None when it is not one."""
-    parts = path.parts
-    if path.name.lower() == "skill.md":
-        return "skill", _front_matter_name(text) or path.parent.name
-    in_memory_folder = path.suffix.lower() == ".md" and path.parent.name in ("memory", "memories")
-    if path.name in MEMORY_FILES or in_memory_folder:
-        try:
-            return "memory", path.relative_to(project).as_posix()
-        except ValueError:
-            return "memory", str(path)
-    if len(parts) >= 3 and parts[-3] == ".claude" and path.suffix.lower() == ".md":
-        kind = {"agents": "agent", "commands": "command"}.get(parts[-2])
-        if kind:
-            return kind, _front_matter_name(text) or path.stem
-    return None
-
-
-def _front_matter_name(text: str) -> str:
-    front = FRONT_MATTER.match(text)
-    found = FRONT_MATTER_NAME.search(front.group(1)) if front else None
-    return found.group(1).strip().strip("'\"").strip() if found else ""
-
-
 def register_written_file(client: Client, event: dict) -> None:
     file_path = (event.get("tool_input") or {}).get("file_path")
     if not isinstance(file_path, str):
@@ -217,7 +190,7 @@ def register_written_file(client: Client, event: dict) -> None:
     except (OSError, UnicodeDecodeError) as error:
         log.warning("%s: cannot read it: %s", path, error)
         return
-    named = artifact_kind_and_name(path, text, project)
+    named = file_artifact(path, text, project)  # as import_artifacts --project names it
     if named is None:
         return
     kind, name = named

@@ -2,62 +2,145 @@
 follows them.
 
 A long-lived process (a server process of the API, a queue worker) holds an ArtifactIndex in
-memory. Before each request or batch it asks `index_version()`, two small queries, and builds
-the index again only when the version moved: an artifact registered, or a policy changed,
+memory. Before each request or batch it reads the index's state, one small query, and
+refreshes the index only when the state moved: an artifact registered, or a policy changed,
 through any process is in force for the next request of every process.
 
-The version is made of what the index is made of (the highest artifact id, and every policy
-row) rather than a counter that each write would have to remember to bump: a write that
-changes one of them changes the version, whatever code made it.
+The state is made of what the index is made of (the highest artifact id, the number of
+artifacts, and every policy row) rather than a counter that each write would have to remember
+to bump: a write that changes one of them changes the state, whatever code made it.
+
+A refresh does what the change needs: artifacts registered since are read and added to a copy
+of the index (the shingles it holds are not read or sorted again); a policy change alone
+reads no artifact. The copy replaces the index once it is whole, so a check already running
+keeps the one it started with.
 """
 
 import hashlib
 import threading
-from collections.abc import Callable
+from dataclasses import dataclass
 
-from django.db.models import Max
+from django.db import connection
 
-from poimen.artifact_index import ArtifactIndex, artifact_index_load
+from poimen.artifact_index import ArtifactIndex, artifact_index_extend, artifact_index_load
 from poimen.models import Artifact, KindPolicy
+from poimen.policies import Policies
 
-_POLICY_FIELDS = [field.attname for field in KindPolicy._meta.concrete_fields]
+_POLICY_FIELDS = KindPolicy._meta.concrete_fields
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """What an index is built from, as the database holds it now (or as an index holds it)."""
+
+    last_artifact: int
+    artifacts: int
+    policy_rows: tuple
+
+    @property
+    def version(self) -> str:
+        """'a<highest artifact id>-n<artifacts>-p<digest of the policy rows>'."""
+        digest = hashlib.sha256(repr(self.policy_rows).encode("utf-8")).hexdigest()[:12]
+        return f"a{self.last_artifact}-n{self.artifacts}-p{digest}"
+
+    @property
+    def policies(self) -> Policies:
+        return Policies.from_rows(
+            {f.attname: value for f, value in zip(_POLICY_FIELDS, row, strict=True)}
+            for row in self.policy_rows
+        )
+
+
+def index_state() -> IndexState:
+    """The state now, in one query: the artifacts' highest id and count (from the primary
+    key's index) beside every policy row.
+
+    Artifacts are only ever added (rows that records and events point at are never deleted).
+    With both the highest id and the count, an artifact whose transaction commits after one
+    with a higher id still moves the state."""
+    quote = connection.ops.quote_name
+    artifact_table, policy_table = Artifact._meta.db_table, KindPolicy._meta.db_table
+    columns = ", ".join(f"p.{quote(field.column)}" for field in _POLICY_FIELDS)
+    with connection.cursor() as cursor:
+        artifact_pk = quote(Artifact._meta.pk.column)
+        cursor.execute(
+            f"SELECT (SELECT MAX({artifact_pk}) FROM {quote(artifact_table)}),"
+            f" (SELECT COUNT(*) FROM {quote(artifact_table)}), {columns}"
+            f" FROM (SELECT 1 AS one) AS one LEFT JOIN {quote(policy_table)} p ON 1 = 1"
+            f" ORDER BY p.{quote(KindPolicy._meta.pk.column)}"
+        )
+        rows = cursor.fetchall()
+    last, count = rows[0][0] or 0, rows[0][1]
+    policy_rows = tuple(tuple(row[2:]) for row in rows if row[2] is not None)
+    return IndexState(last_artifact=last, artifacts=count, policy_rows=policy_rows)
 
 
 def index_version() -> str:
-    """'a<highest artifact id>-p<digest of the policy rows>': equal versions, equal indexes.
-
-    Artifacts are only ever added (rows that records and events point at are never deleted),
-    and a new one always has the highest id: the highest id says which artifacts there are,
-    read from the primary key's index without touching the rows."""
-    last = Artifact.objects.aggregate(last=Max("id"))["last"] or 0
-    policies = list(KindPolicy.objects.order_by("pk").values_list(*_POLICY_FIELDS))
-    digest = hashlib.sha256(repr(policies).encode("utf-8")).hexdigest()[:12]
-    return f"a{last}-p{digest}"
+    """The version of the index the stored artifacts and policies make: equal versions,
+    equal indexes."""
+    return index_state().version
 
 
 class LiveIndex:
-    """An ArtifactIndex kept in this process, built again when index_version() moves."""
+    """An ArtifactIndex kept in this process (of every artifact, or of one kind's), refreshed
+    when the index state moves."""
 
-    def __init__(self, load: Callable[[], ArtifactIndex] = artifact_index_load):
-        self._load = load
+    def __init__(self, kind: str | None = None):
+        self.kind = kind
         self._lock = threading.Lock()
-        self.index: ArtifactIndex | None = None
-        self.version: str | None = None
-        self.loads = 0
+        # (index, the state it was built from), replaced whole: a reader never pairs an
+        # index with another's version.
+        self._current: tuple[ArtifactIndex, IndexState] | None = None
+        self.loads = 0  # full loads
+        self.extensions = 0  # refreshes that read only what changed
+
+    @property
+    def index(self) -> ArtifactIndex | None:
+        return self._current[0] if self._current else None
+
+    @property
+    def version(self) -> str | None:
+        return self._current[1].version if self._current else None
+
+    def reset(self) -> None:
+        with self._lock:
+            self._current = None
 
     def current(self) -> tuple[ArtifactIndex, str]:
         """The index in force and its version."""
-        version = index_version()
-        if version != self.version:
+        state = index_state()
+        held = self._current
+        if held is None or held[1] != state:
             with self._lock:
-                if version != self.version:
-                    # The version is read before the load: a change during the load is in
-                    # the index or moves the version again, so the next call loads once more;
-                    # an index is never labelled newer than it is.
-                    self.index = self._load()
-                    self.version = version
-                    self.loads += 1
-        return self.index, self.version
+                held = self._current
+                if held is None or held[1] != state:
+                    held = self._current = self._refreshed(held, state)
+        return held[0], held[1].version
+
+    def _refreshed(self, held, state: IndexState) -> tuple[ArtifactIndex, IndexState]:
+        """The index as `state` says, from `held` where it can be. It holds exactly the
+        artifacts `state` counts: those with ids up to its highest."""
+        policies = state.policies
+        if held is not None:
+            index, old = held
+            new_ids = list(
+                Artifact.objects.filter(
+                    pk__gt=old.last_artifact, pk__lte=state.last_artifact
+                ).values_list("pk", flat=True)
+            )
+            # Every artifact added since has a higher id, unless one with a lower id was
+            # committed late: then the count is more than the new ids make up.
+            if old.artifacts + len(new_ids) == state.artifacts:
+                rows = (
+                    Artifact.objects.filter(pk__in=new_ids) if new_ids else Artifact.objects.none()
+                )
+                if self.kind is not None:
+                    rows = rows.filter(kind=self.kind)
+                self.extensions += 1
+                return artifact_index_extend(index, artifacts=rows, policies=policies), state
+        self.loads += 1
+        index = artifact_index_load(kind=self.kind, policies=policies, up_to=state.last_artifact)
+        return index, state
 
 
 # The API's index in this process (each server process has its own).

@@ -5,6 +5,7 @@ POIMEN_DEFAULT_MIN_SHARED, POIMEN_DEFAULT_ON_DERIVED); everything that needs a k
 or what a derived record of the kind gets, asks a Policies.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -35,11 +36,19 @@ class Policies:
             # SHARE: concurrent ingests read together; a threshold change's write waits.
             with connection.cursor() as cursor:
                 cursor.execute(f"LOCK TABLE {KindPolicy._meta.db_table} IN SHARE MODE")
-        rows = list(KindPolicy.objects.all())
+        return cls.from_rows(
+            KindPolicy.objects.values("kind", "threshold", "min_shared", "on_derived")
+        )
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[dict]) -> "Policies":
+        """The policies of KindPolicy rows read as dicts (kind, threshold, min_shared,
+        on_derived; other fields are left)."""
+        rows = list(rows)
         return cls(
-            thresholds={p.kind: p.threshold for p in rows},
-            min_shared={p.kind: p.min_shared for p in rows},
-            on_derived={p.kind: p.on_derived for p in rows},
+            thresholds={p["kind"]: p["threshold"] for p in rows},
+            min_shared={p["kind"]: p["min_shared"] for p in rows},
+            on_derived={p["kind"]: p["on_derived"] for p in rows},
         )
 
     @property

@@ -14,11 +14,23 @@ def command_prefix() -> str:
     return "python manage.py" if program == "manage.py" else program
 
 
+def _pending() -> list:
+    """The migrations not applied yet, in the order they would be."""
+    executor = MigrationExecutor(connection)
+    return [
+        migration for migration, _ in executor.migration_plan(executor.loader.graph.leaf_nodes())
+    ]
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def database_problem() -> str | None:
     """What keeps the database from serving poimen, in a line; None when nothing does."""
     try:
-        executor = MigrationExecutor(connection)
-        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        pending = _pending()
     except DatabaseError as error:
         return f"database unreachable: {str(error).strip()}"
     if pending:
@@ -27,3 +39,25 @@ def database_problem() -> str | None:
             f"run `{command_prefix()} migrate`"
         )
     return None
+
+
+def command_failure(command: str, error: DatabaseError) -> str | None:
+    """What to tell the operator when `command` failed with a database `error`: what failed,
+    and what to do. None when the database is reachable and migrated: a real bug, whose
+    traceback is wanted."""
+    try:
+        pending = _pending()
+    except DatabaseError:
+        return database_problem()
+    if not pending:
+        return None
+    if command == "migrate":
+        # Migrations are applied in order, each in its transaction: the first one left
+        # is the one that failed.
+        failed = pending[0]
+        return (
+            f"migrate failed applying {failed.app_label}.{failed.name}: {_first_line(error)}; "
+            f"{len(pending)} migration(s) not applied. Fix the cause, then run "
+            f"`{command_prefix()} migrate` again"
+        )
+    return f"{command} failed: {_first_line(error)}\n{database_problem()}"

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from poimen.artifact_index import ArtifactIndex
 from poimen.checked import Checked, CheckedMatch
-from poimen.derived_rule import stored_coverage
+from poimen.derived_rule import across_kinds_in_force, stored_coverage, stored_mixed
 from poimen.models import IngestRun, Match, Record
 from poimen.policies import Policies, report_floor
 from poimen.readers import Candidate, content_sha256
@@ -26,11 +26,20 @@ def exclusion_snapshot(
     """The decisive artifact's id and the event data of a derived_excluded event (or of a
     derived_redacted one: with the cut spans)."""
     kind, match = checked.decided_kind, checked.decided_match
-    if match is None:  # decided by the kind's coverage: name its best artifact
+    threshold = artifact_index.policies.threshold_for(kind)
+    across = {}
+    if checked.decided_across_kinds:  # name the largest part, and every artifact that matched
+        match = next((m for m in checked.matches if m.kind == kind), None)
+        mixed = checked.mixed
+        overlap, how, shared = mixed.coverage, "coverage across kinds", mixed.shared
+        threshold, _ = across_kinds_in_force(artifact_index.policies, mixed.kinds)
+        across = {"matched": matched_names(checked.matches), "kinds": list(mixed.kinds)}
+    elif match is None:  # decided by the kind's coverage: name its best artifact
         match = next((m for m in checked.matches if m.kind == kind), None)
         overlap, how = checked.coverage[kind], "coverage"
+        shared = match.shared if match else None
     else:
-        overlap, how = match.overlap, "overlap"
+        overlap, how, shared = match.overlap, "overlap", match.shared
     artifact = match.artifact if match else None
     return artifact_index.artifact_ids[artifact] if artifact else None, {
         **record_snapshot(record),
@@ -38,11 +47,32 @@ def exclusion_snapshot(
             {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
         ),
         "overlap": round(overlap, 6),
-        "threshold": artifact_index.policies.threshold_for(kind),
+        "threshold": threshold,
         "decided_by": how,
-        "shared": match.shared if match else None,
+        "shared": shared,
+        **across,
         **_cut_snapshot(record),
     }
+
+
+def across_kinds_snapshot(mixed: dict, policies: Policies) -> dict:
+    """What an event of a decision taken again from stored data says of the record's coverage
+    across kinds (nothing when it has none): the coverage, the threshold in force, the kinds."""
+    if not mixed:
+        return {}
+    threshold, _ = across_kinds_in_force(policies, mixed["kinds"])
+    return {
+        "across_kinds": {
+            "coverage": round(mixed["coverage"], 6),
+            "threshold": threshold,
+            "kinds": ", ".join(sorted(mixed["kinds"])),
+        }
+    }
+
+
+def matched_names(matches: Iterable[CheckedMatch]) -> str:
+    """What a record matched, as an event names it: "skill/a 0.62 + reference/b 0.58"."""
+    return " + ".join(f"{m.kind}/{m.artifact[1]} {m.overlap:.2f}" for m in matches)
 
 
 def _cut_snapshot(record: Record) -> dict:
@@ -88,6 +118,7 @@ def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
         "text": candidate.text,
         "sha256": content_sha256(candidate.text),
         "coverage": {},  # a dict of its own, never the shared default
+        "mixed_coverage": {},
         "cut_spans": [],
     }
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
@@ -109,6 +140,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
     kept = reported_matches(checked)
     record.derived = checked.derived
     record.coverage = stored_coverage(checked.coverage, checked.matches)
+    record.mixed_coverage = stored_mixed(checked.mixed)
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
     record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
@@ -123,6 +155,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
             shared=m.shared,
             threshold=m.threshold,
             spans=[list(span) for span in m.spans],
+            artifact_ranges=[list(r) for r in m.artifact_ranges],
         )
         for m in kept
     ]

@@ -4,8 +4,9 @@ A derived record is redacted when every kind that decided it redacts (KindPolicy
 and enough of it is left (filter.redaction.MIN_KEPT_WORDS); otherwise it is excluded whole.
 The cut is every passage of every match that decided it: the matches over their kind's
 threshold, or every match of a kind whose coverage decided (a record stitched from several
-artifacts). The same function runs on a fresh check (ingest, refilter) and on stored matches
-(a threshold or policy change), so a redaction made either way is the same.
+artifacts), or, when only the coverage across kinds decided, every match of every kind. The
+same function runs on a fresh check (ingest, refilter) and on stored matches (a threshold or
+policy change), so a redaction made either way is the same.
 """
 
 from collections import defaultdict
@@ -14,6 +15,7 @@ from typing import NamedTuple, Protocol
 
 from filter.decision import coverage_exceeds, match_exceeds
 from filter.redaction import evidence_text, redaction
+from poimen.derived_rule import mixed_exceeds_stored
 from poimen.models import Match, Record
 from poimen.policies import Policies
 
@@ -34,9 +36,14 @@ class StoredMatch(NamedTuple):
     spans: list
 
 
-def deciding_matches(matches: Iterable[Passages], coverage: dict, policies: Policies) -> dict:
+def deciding_matches(
+    matches: Iterable[Passages], coverage: dict, policies: Policies, mixed: dict | None = None
+) -> dict:
     """kind -> the matches that decide the record for that kind (empty: it is not derived).
-    `coverage` is the record's stored coverage (poimen.derived_rule.stored_coverage)."""
+    `coverage` is the record's stored coverage (poimen.derived_rule.stored_coverage), `mixed`
+    its coverage across kinds (stored_mixed): when no kind decides alone and that does, every
+    kind it involves decides, with all its matches."""
+    matches = list(matches)
     by_kind = defaultdict(list)
     for match in matches:
         by_kind[match.kind].append(match)
@@ -59,6 +66,8 @@ def deciding_matches(matches: Iterable[Passages], coverage: dict, policies: Poli
             min_shared=min_shared,
         ):
             decided[kind] = by_kind[kind]
+    if not decided and mixed_exceeds_stored(mixed, policies):
+        decided = {kind: by_kind[kind] for kind in sorted(mixed["kinds"])}
     return decided
 
 
@@ -67,7 +76,7 @@ def redaction_apply(record: Record, matches: Iterable[Passages], policies: Polic
     every deciding kind redacts and enough is left, nothing otherwise. The text never changes."""
     cuts = None
     if record.derived:
-        decided = deciding_matches(matches, record.coverage, policies)
+        decided = deciding_matches(matches, record.coverage, policies, record.mixed_coverage)
         if decided and all(policies.redacts(kind) for kind in decided):
             passages = [
                 (span[0], span[1]) for found in decided.values() for m in found for span in m.spans

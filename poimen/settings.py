@@ -178,8 +178,8 @@ POIMEN_MAX_DOCUMENT_BYTES = int(os.environ.get("POIMEN_MAX_DOCUMENT_BYTES", str(
 # What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
 POIMEN_API_MAX_RECORDS = int(os.environ.get("POIMEN_API_MAX_RECORDS", "1000"))
 POIMEN_API_MAX_BYTES = int(os.environ.get("POIMEN_API_MAX_BYTES", str(10 * 1024 * 1024)))
-# Django refuses a bigger body before any view reads it; the API's limit is the one that holds.
-DATA_UPLOAD_MAX_MEMORY_SIZE = POIMEN_API_MAX_BYTES
+# The API reads its own bodies up to POIMEN_API_MAX_BYTES (poimen.api.urls); every other
+# request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
 # One is the default where there is a second core: matching then overlaps the database writes.
@@ -231,3 +231,13 @@ POIMEN_QUEUE_RESEND_AFTER = int(os.environ.get("POIMEN_QUEUE_RESEND_AFTER", "600
 # How often a batch is tried when the database is unreachable or a worker dies on it, before
 # the batch is reported as failed with its input lines.
 POIMEN_QUEUE_MAX_ATTEMPTS = int(os.environ.get("POIMEN_QUEUE_MAX_ATTEMPTS", "10"))
+
+# --- The desk for a team (claims, second reviews); poimen/team_rules.py reads these ----------
+# A claim takes this many unreviewed records of a filter for one reviewer...
+POIMEN_CLAIM_BATCH_SIZE = int(os.environ.get("POIMEN_CLAIM_BATCH_SIZE", "25"))
+# ...for this many minutes; then the records a reviewer did not judge return to the pool.
+POIMEN_CLAIM_MINUTES = int(os.environ.get("POIMEN_CLAIM_MINUTES", "60"))
+# The share (0..1) of borderline records (best overlap within the band either side of the kind's
+# threshold) that a single verdict sends to a second reviewer, who judges without seeing it.
+POIMEN_SECOND_REVIEW_SHARE = float(os.environ.get("POIMEN_SECOND_REVIEW_SHARE", "0.2"))
+POIMEN_SECOND_REVIEW_BAND = float(os.environ.get("POIMEN_SECOND_REVIEW_BAND", "0.05"))

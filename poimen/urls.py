@@ -3,7 +3,18 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from poimen.api.urls import api_urls
-from poimen.views import artifacts, audit, export, lists, overview, record, review, runs, tuning
+from poimen.views import (
+    artifacts,
+    audit,
+    export,
+    lists,
+    overview,
+    record,
+    review,
+    runs,
+    team,
+    tuning,
+)
 
 urlpatterns = [
     path(
@@ -46,6 +57,18 @@ urlpatterns = [
     path("tuning/", tuning.tuning, name="tuning"),
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
     path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
+    # The desk for a team: claims, second (blind) reviews, disagreements (poimen/views/team.py).
+    path("claims/", team.claim, name="claim"),
+    path("claims/release/", team.claims_release, name="claims_release"),
+    path("team/", team.team, name="team"),
+    path("team/second/", team.second_review, name="second_review"),
+    path("team/second/<int:second_id>/", team.second_review_give, name="second_review_give"),
+    path("team/disagreements/", team.disagreements, name="disagreements"),
+    path(
+        "team/disagreements/<int:second_id>/settle/",
+        team.disagreement_settle,
+        name="disagreement_settle",
+    ),
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls),
 ]

@@ -187,7 +187,7 @@ def fresh_live_index():
     the same id to another artifact in the next test, so every test starts without one."""
     from poimen.index_version import live_index
 
-    live_index.index = live_index.version = None
+    live_index.reset()
     yield
 
 
@@ -376,3 +376,39 @@ def queue_workers(tmp_path):
         except ProcessLookupError:
             pass  # killed whole by the test already
         log.close()
+
+
+# --- the desk for a team: more reviewers, borderline records --------------------------------
+
+
+@pytest.fixture
+def make_reviewer(reviewer):
+    """make_reviewer("sam") -> another member of the reviewers group (password: name * 3)."""
+    from django.contrib.auth.models import User
+
+    def make(name: str):
+        user = User.objects.create_user(name, password=name * 3)
+        user.groups.add(*reviewer.groups.all())
+        return user
+
+    return make
+
+
+@pytest.fixture
+def borderline(desk_data, make_record):
+    """borderline(n, overlap=0.81) -> n excluded copies of a skill just over its threshold."""
+    artifact = desk_data["verbatim"].best_artifact
+
+    def make(n: int, overlap: float = 0.81, **fields):
+        fields = {"status": "excluded", "derived": True, **fields}
+        return [
+            make_record(
+                text=f"A borderline copy {i} of the release notes skill.",
+                best_overlap=overlap,
+                best_artifact=artifact,
+                **fields,
+            )
+            for i in range(n)
+        ]
+
+    return make

@@ -70,7 +70,7 @@ def wipe_ingested():
             cursor.execute("SET session_replication_role = replica")
             cursor.execute(
                 "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
-                " poimen_queuedbatch, poimen_ingestrun"
+                " poimen_queuedbatch, poimen_ingestrun CASCADE"  # and what refers to them
             )
             cursor.execute("SET session_replication_role = origin")
     else:

@@ -5,7 +5,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.security import HttpBearer
 
 from poimen.models import ApiToken
-from poimen.services.tokens import TokenRefused, api_token_authenticate
+from poimen.services.tokens import API_PERMISSIONS, TokenRefused, api_token_authenticate
 
 NO_TOKEN = (
     "no bearer token: send 'Authorization: Bearer <token>' "
@@ -24,9 +24,12 @@ class BearerToken(HttpBearer):
 
 
 def require_permission(request: HttpRequest, permission: str) -> ApiToken:
-    """The request's token, if its user holds `permission` ("poimen.check_records"); 403 if not."""
+    """The request's token, if its user holds `permission` (one of API_PERMISSIONS, read with
+    the token); 403 if not."""
+    if permission not in API_PERMISSIONS:
+        raise ValueError(f"{permission} is not read with the token: add it to API_PERMISSIONS")
     token: ApiToken = request.auth
-    if not token.user.has_perm(permission):
+    if permission not in token.permissions:
         raise HttpError(
             403, f"the token's user {token.user.get_username()!r} lacks the permission {permission}"
         )

@@ -27,6 +27,15 @@ class RecordIn(Schema):
     session: str | None = None
     source: str | None = Field(None, description='a label for where it comes from; "api"')
     metadata: dict[str, Any] | None = None
+    identity: str | None = Field(
+        None,
+        description=(
+            "the record's own identity where its original has one, as poimen's readers give "
+            'it (a Claude Code block: "claude-code:<session>/<uuid>/<block>"): stored once by '
+            "it under any source, so a record sent here and later ingested from its "
+            "transcript (or the other way round) is one record"
+        ),
+    )
 
 
 # Items are read one by one (an item's error is its own answer), so the body takes any JSON
@@ -50,6 +59,13 @@ class MatchOut(Schema):
     )
 
 
+class AcrossKindsOut(Schema):
+    coverage: float = Field(description="share of the record in passages of all its matches")
+    threshold: float = Field(description="in force across kinds: the highest of the kinds'")
+    kinds: list[str]
+    exceeds: bool
+
+
 class ResultOut(Schema):
     id: str | int | None
     source: str | None = None
@@ -59,6 +75,9 @@ class ResultOut(Schema):
         None, description="a redacted record's text with the copied passages cut"
     )
     matches: list[MatchOut] = []
+    across_kinds: AcrossKindsOut | None = Field(
+        None, description="when the matches are of two kinds or more: their coverage together"
+    )
     stored: Literal["new", "already"] | None = Field(
         None, description="new: stored now; already: stored before (this answer is a fresh check)"
     )
@@ -85,6 +104,18 @@ def _matches(item: CheckedItem) -> list[dict]:
     ]
 
 
+def _across_kinds(item: CheckedItem) -> dict | None:
+    mixed = item.checked.mixed if item.checked else None
+    if mixed is None:
+        return None
+    return {
+        "coverage": round(mixed.coverage, 6),
+        "threshold": mixed.threshold,
+        "kinds": list(mixed.kinds),
+        "exceeds": mixed.exceeds,
+    }
+
+
 def _answer(result: CheckResult) -> dict:
     results = []
     for item in result.items:
@@ -100,6 +131,7 @@ def _answer(result: CheckResult) -> dict:
                 "derived": record.derived,
                 "evidence_text": record.evidence_text or None,
                 "matches": _matches(item),
+                "across_kinds": _across_kinds(item),
                 "stored": item.stored,
             }
         )

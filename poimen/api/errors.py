@@ -4,7 +4,6 @@ import json
 import logging
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -56,11 +55,6 @@ def install(api: NinjaAPI) -> None:
     def invalid(request, error):
         problems = [_problem(tuple(e.get("loc", ())), e.get("msg", "")) for e in error.errors]
         return api.create_response(request, {"detail": "; ".join(problems)}, status=400)
-
-    @api.exception_handler(RequestDataTooBig)
-    def body_too_big(request, error):
-        size = request.META.get("CONTENT_LENGTH", "?")
-        return http_error(request, too_large(f"the body is {size} bytes"))
 
     @api.exception_handler(ArtifactUnusable)
     def index_unusable(request, error):

@@ -4,8 +4,7 @@ from django.db import DatabaseError
 from ninja import Router, Schema, Status
 
 from poimen.api.errors import limits
-from poimen.index_version import index_version
-from poimen.models import Artifact
+from poimen.index_version import index_state
 
 router = Router(tags=["health"])
 
@@ -27,7 +26,7 @@ class HealthOut(Schema):
 def health(request):
     """No token needed. 503 when the database cannot be reached."""
     try:
-        version, artifacts = index_version(), Artifact.objects.count()
+        state = index_state()
     except DatabaseError as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else "error"
         return Status(
@@ -45,8 +44,8 @@ def health(request):
         {
             "status": "ok",
             "database": "ok",
-            "index_version": version,
-            "artifacts": artifacts,
+            "index_version": state.version,
+            "artifacts": state.artifacts,
             "limits": limits(),
         },
     )

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,167 +14,365 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='IngestRun',
+            name="IngestRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(max_length=255)),
-                ('filtered', models.BooleanField(default=True)),
-                ('thresholds', models.JSONField(default=dict)),
-                ('counts', models.JSONField(default=dict)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("source", models.CharField(max_length=255)),
+                ("filtered", models.BooleanField(default=True)),
+                ("thresholds", models.JSONField(default=dict)),
+                ("counts", models.JSONField(default=dict)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['-started_at'],
+                "ordering": ["-started_at"],
             },
         ),
         migrations.CreateModel(
-            name='Artifact',
+            name="Artifact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=50)),
-                ('name', models.CharField(max_length=255)),
-                ('sha256', models.CharField(max_length=64)),
-                ('text', models.TextField(blank=True)),
-                ('shingle_normaliser', models.CharField(max_length=50)),
-                ('shingle_k', models.PositiveSmallIntegerField()),
-                ('shingle_hash', models.CharField(max_length=50)),
-                ('shingles', models.BinaryField()),
-                ('n_tokens', models.PositiveIntegerField(default=0)),
-                ('emitted_at', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=50)),
+                ("name", models.CharField(max_length=255)),
+                ("sha256", models.CharField(max_length=64)),
+                ("text", models.TextField(blank=True)),
+                ("shingle_normaliser", models.CharField(max_length=50)),
+                ("shingle_k", models.PositiveSmallIntegerField()),
+                ("shingle_hash", models.CharField(max_length=50)),
+                ("shingles", models.BinaryField()),
+                ("n_tokens", models.PositiveIntegerField(default=0)),
+                ("emitted_at", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['kind', 'name', '-emitted_at'],
-                'indexes': [models.Index(fields=['kind', 'name'], name='artifact_kind_name')],
-                'constraints': [models.UniqueConstraint(fields=('kind', 'name', 'sha256'), name='artifact_unique_kind_name_sha256')],
+                "ordering": ["kind", "name", "-emitted_at"],
+                "indexes": [models.Index(fields=["kind", "name"], name="artifact_kind_name")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("kind", "name", "sha256"), name="artifact_unique_kind_name_sha256"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='KindPolicy',
+            name="KindPolicy",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=50, unique=True)),
-                ('threshold', models.FloatField(default=0.8)),
-                ('min_shared', models.PositiveIntegerField(default=10)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=50, unique=True)),
+                ("threshold", models.FloatField(default=0.8)),
+                ("min_shared", models.PositiveIntegerField(default=10)),
             ],
             options={
-                'verbose_name_plural': 'kind policies',
-                'permissions': [('tune_threshold', "Can change a kind's threshold")],
-                'constraints': [models.CheckConstraint(condition=models.Q(('threshold__gte', 0), ('threshold__lte', 1)), name='kindpolicy_threshold_between_0_and_1')],
+                "verbose_name_plural": "kind policies",
+                "permissions": [("tune_threshold", "Can change a kind's threshold")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("threshold__gte", 0), ("threshold__lte", 1)),
+                        name="kindpolicy_threshold_between_0_and_1",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Record',
+            name="Record",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(max_length=255)),
-                ('external_id', models.CharField(max_length=500)),
-                ('source_path', models.CharField(blank=True, max_length=1000)),
-                ('position', models.PositiveIntegerField(blank=True, help_text='Line (JSONL) or message index in the source file.', null=True)),
-                ('session', models.CharField(blank=True, max_length=255)),
-                ('role', models.CharField(blank=True, max_length=50)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('text', models.TextField()),
-                ('sha256', models.CharField(max_length=64)),
-                ('status', models.CharField(choices=[('evidence', 'Evidence'), ('excluded', 'Excluded')], default='evidence', max_length=10)),
-                ('derived', models.BooleanField(default=False)),
-                ('coverage', models.JSONField(blank=True, default=dict)),
-                ('best_overlap', models.FloatField(default=0.0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('best_artifact', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='poimen.artifact')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='records', to='poimen.ingestrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("source", models.CharField(max_length=255)),
+                ("external_id", models.CharField(max_length=500)),
+                ("source_path", models.CharField(blank=True, max_length=1000)),
+                (
+                    "position",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Line (JSONL) or message index in the source file.",
+                        null=True,
+                    ),
+                ),
+                ("session", models.CharField(blank=True, max_length=255)),
+                ("role", models.CharField(blank=True, max_length=50)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("text", models.TextField()),
+                ("sha256", models.CharField(max_length=64)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("evidence", "Evidence"), ("excluded", "Excluded")],
+                        default="evidence",
+                        max_length=10,
+                    ),
+                ),
+                ("derived", models.BooleanField(default=False)),
+                ("coverage", models.JSONField(blank=True, default=dict)),
+                ("best_overlap", models.FloatField(default=0.0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "best_artifact",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="poimen.artifact",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="records",
+                        to="poimen.ingestrun",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Review',
+            name="Review",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('confirmed', 'confirmed exclusion'), ('false_positive', 'false positive (release to evidence)'), ('false_negative', 'false negative (exclude)')], max_length=20)),
-                ('note', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('record', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='poimen.record')),
-                ('reviewer', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("confirmed", "confirmed exclusion"),
+                            ("false_positive", "false positive (release to evidence)"),
+                            ("false_negative", "false negative (exclude)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("note", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "record",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="poimen.record",
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'permissions': [('review_record', "Can review the filter's decisions")],
+                "ordering": ["-created_at", "-id"],
+                "permissions": [("review_record", "Can review the filter's decisions")],
             },
         ),
         migrations.AddField(
-            model_name='record',
-            name='review',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='poimen.review'),
+            model_name="record",
+            name="review",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="poimen.review",
+            ),
         ),
         migrations.CreateModel(
-            name='ThresholdChange',
+            name="ThresholdChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=50)),
-                ('old', models.FloatField()),
-                ('new', models.FloatField()),
-                ('reason', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=50)),
+                ("old", models.FloatField()),
+                ("new", models.FloatField()),
+                ("reason", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('overlap', models.FloatField()),
-                ('artifact_containment', models.FloatField()),
-                ('record_containment', models.FloatField()),
-                ('shared', models.PositiveIntegerField()),
-                ('threshold', models.FloatField(help_text="The kind's threshold when the decision was made.")),
-                ('artifact', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='matches', to='poimen.artifact')),
-                ('record', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='poimen.record')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("overlap", models.FloatField()),
+                ("artifact_containment", models.FloatField()),
+                ("record_containment", models.FloatField()),
+                ("shared", models.PositiveIntegerField()),
+                (
+                    "threshold",
+                    models.FloatField(help_text="The kind's threshold when the decision was made."),
+                ),
+                (
+                    "artifact",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="matches",
+                        to="poimen.artifact",
+                    ),
+                ),
+                (
+                    "record",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="matches",
+                        to="poimen.record",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'matches',
-                'indexes': [models.Index(fields=['overlap'], name='match_overlap')],
-                'constraints': [models.UniqueConstraint(fields=('record', 'artifact'), name='match_unique_pair')],
+                "verbose_name_plural": "matches",
+                "indexes": [models.Index(fields=["overlap"], name="match_overlap")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("record", "artifact"), name="match_unique_pair")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('type', models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('artifact_registered', 'Artifact Registered')], max_length=40)),
-                ('kind', models.CharField(blank=True, max_length=50)),
-                ('data', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='poimen_events', to=settings.AUTH_USER_MODEL)),
-                ('artifact', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='events', to='poimen.artifact')),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='events', to='poimen.ingestrun')),
-                ('record', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='events', to='poimen.record')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "type",
+                    models.CharField(
+                        choices=[
+                            ("derived_excluded", "Derived Excluded"),
+                            ("filter_disabled", "Filter Disabled"),
+                            ("threshold_changed", "Threshold Changed"),
+                            ("status_changed", "Status Changed"),
+                            ("review_confirmed", "Review Confirmed"),
+                            ("review_false_positive", "Review False Positive"),
+                            ("review_false_negative", "Review False Negative"),
+                            ("review_undone", "Review Undone"),
+                            ("artifact_registered", "Artifact Registered"),
+                        ],
+                        max_length=40,
+                    ),
+                ),
+                ("kind", models.CharField(blank=True, max_length=50)),
+                ("data", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="poimen_events",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "artifact",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="events",
+                        to="poimen.artifact",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="events",
+                        to="poimen.ingestrun",
+                    ),
+                ),
+                (
+                    "record",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="events",
+                        to="poimen.record",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['type', 'created_at'], name='event_type_created_at'), models.Index(fields=['record'], name='event_record')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["type", "created_at"], name="event_type_created_at"),
+                    models.Index(fields=["record"], name="event_record"),
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='record',
-            index=models.Index(models.F('status'), models.OrderBy(models.F('best_overlap'), descending=True), name='record_status_overlap'),
+            model_name="record",
+            index=models.Index(
+                models.F("status"),
+                models.OrderBy(models.F("best_overlap"), descending=True),
+                name="record_status_overlap",
+            ),
         ),
         migrations.AddIndex(
-            model_name='record',
-            index=models.Index(fields=['derived'], name='record_derived'),
+            model_name="record",
+            index=models.Index(fields=["derived"], name="record_derived"),
         ),
         migrations.AddIndex(
-            model_name='record',
-            index=models.Index(fields=['created_at'], name='record_created_at'),
+            model_name="record",
+            index=models.Index(fields=["created_at"], name="record_created_at"),
         ),
         migrations.AddConstraint(
-            model_name='record',
-            constraint=models.UniqueConstraint(fields=('source', 'external_id'), name='record_unique_source_external_id'),
+            model_name="record",
+            constraint=models.UniqueConstraint(
+                fields=("source", "external_id"), name="record_unique_source_external_id"
+            ),
         ),
         migrations.AddIndex(
-            model_name='thresholdchange',
-            index=models.Index(fields=['kind', '-created_at'], name='thresholdchange_kind'),
+            model_name="thresholdchange",
+            index=models.Index(fields=["kind", "-created_at"], name="thresholdchange_kind"),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0003_desk_search_indexes'),
+        ("poimen", "0003_desk_search_indexes"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='kindpolicy',
-            name='min_shared',
+            model_name="kindpolicy",
+            name="min_shared",
             field=models.PositiveIntegerField(default=20),
         ),
     ]

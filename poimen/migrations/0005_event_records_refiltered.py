@@ -4,15 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0004_kindpolicy_min_shared_20'),
+        ("poimen", "0004_kindpolicy_min_shared_20"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                ],
+                max_length=40,
+            ),
         ),
     ]

@@ -5,20 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0005_event_records_refiltered'),
+        ("poimen", "0005_event_records_refiltered"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='kindpolicy',
-            name='min_shared',
+            model_name="kindpolicy",
+            name="min_shared",
             field=models.PositiveIntegerField(default=poimen.models.default_min_shared),
         ),
         migrations.AlterField(
-            model_name='kindpolicy',
-            name='threshold',
+            model_name="kindpolicy",
+            name="threshold",
             field=models.FloatField(default=poimen.models.default_threshold),
         ),
     ]

@@ -8,9 +8,11 @@ def claude_code_identities(apps, schema_editor):
     "session/uuid/block", now their identity is "claude-code:" + that. The first stored under
     any label gets it; a copy under another label keeps none (it is already a duplicate)."""
     Record = apps.get_model("poimen", "Record")
-    agent_lines = Record.objects.filter(
-        metadata__has_key="uuid", position__isnull=False
-    ).filter(metadata__has_key="block_type").order_by("pk")
+    agent_lines = (
+        Record.objects.filter(metadata__has_key="uuid", position__isnull=False)
+        .filter(metadata__has_key="block_type")
+        .order_by("pk")
+    )
     seen = set()
     batch = []
     for record in agent_lines.only("pk", "external_id").iterator(chunk_size=2000):
@@ -27,25 +29,28 @@ def claude_code_identities(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0008_role_groups'),
+        ("poimen", "0008_role_groups"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='ingestrun',
-            name='last_batch_at',
+            model_name="ingestrun",
+            name="last_batch_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='record',
-            name='identity',
-            field=models.CharField(blank=True, default='', max_length=500),
+            model_name="record",
+            name="identity",
+            field=models.CharField(blank=True, default="", max_length=500),
         ),
         migrations.RunPython(claude_code_identities, migrations.RunPython.noop),
         migrations.AddConstraint(
-            model_name='record',
-            constraint=models.UniqueConstraint(condition=models.Q(('identity', ''), _negated=True), fields=('identity',), name='record_unique_identity'),
+            model_name="record",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("identity", ""), _negated=True),
+                fields=("identity",),
+                name="record_unique_identity",
+            ),
         ),
     ]

@@ -4,6 +4,7 @@ import poimen.models
 from django.conf import settings
 from django.db import migrations, models
 
+
 def existing_kinds_keep_excluding(apps, schema_editor):
     """Redaction is the default for new kinds; every kind that existed before it (a policy or
     an artifact of its own) keeps excluding derived records whole, as its stored decisions
@@ -20,47 +21,88 @@ def existing_kinds_keep_excluding(apps, schema_editor):
             on_derived="exclude",
         )
 
-class Migration(migrations.Migration):
 
+class Migration(migrations.Migration):
     dependencies = [
-        ('poimen', '0009_record_identity_run_last_batch'),
+        ("poimen", "0009_record_identity_run_last_batch"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='kindpolicy',
-            name='on_derived',
-            field=models.CharField(choices=[('exclude', 'exclude the whole record'), ('redact', 'cut the copied passages, keep the rest as evidence')], default=poimen.models.default_on_derived, max_length=10),
+            model_name="kindpolicy",
+            name="on_derived",
+            field=models.CharField(
+                choices=[
+                    ("exclude", "exclude the whole record"),
+                    ("redact", "cut the copied passages, keep the rest as evidence"),
+                ],
+                default=poimen.models.default_on_derived,
+                max_length=10,
+            ),
         ),
         migrations.AddField(
-            model_name='match',
-            name='spans',
+            model_name="match",
+            name="spans",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='record',
-            name='cut_spans',
+            model_name="record",
+            name="cut_spans",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='record',
-            name='evidence_text',
+            model_name="record",
+            name="evidence_text",
             field=models.TextField(blank=True),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("derived_redacted", "Derived Redacted"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("policy_changed", "Policy Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                    ("user_added", "User Added"),
+                    ("login_locked_out", "Login Locked Out"),
+                    ("login_unlocked", "Login Unlocked"),
+                ],
+                max_length=40,
+            ),
         ),
         migrations.AlterField(
-            model_name='record',
-            name='status',
-            field=models.CharField(choices=[('evidence', 'Evidence'), ('redacted', 'Redacted'), ('excluded', 'Excluded')], default='evidence', max_length=10),
+            model_name="record",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("evidence", "Evidence"),
+                    ("redacted", "Redacted"),
+                    ("excluded", "Excluded"),
+                ],
+                default="evidence",
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='review',
-            name='verdict',
-            field=models.CharField(choices=[('confirmed', 'confirmed (exclusion or redaction)'), ('false_positive', 'false positive (release to evidence)'), ('false_negative', 'false negative (exclude)')], max_length=20),
+            model_name="review",
+            name="verdict",
+            field=models.CharField(
+                choices=[
+                    ("confirmed", "confirmed (exclusion or redaction)"),
+                    ("false_positive", "false positive (release to evidence)"),
+                    ("false_negative", "false negative (exclude)"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.RunPython(existing_kinds_keep_excluding, migrations.RunPython.noop),
     ]

@@ -14,37 +14,65 @@ def withdrawn_from_undo_events(apps, schema_editor):
     )
     for review_id, when in undone.iterator(chunk_size=2000):
         if review_id is not None:
-            Review.objects.filter(pk=review_id, withdrawn_at__isnull=True).update(
-                withdrawn_at=when
-            )
+            Review.objects.filter(pk=review_id, withdrawn_at__isnull=True).update(withdrawn_at=when)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0011_api_tokens_and_permissions'),
+        ("poimen", "0011_api_tokens_and_permissions"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='review',
-            name='bulk',
-            field=models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='bulk_reviews', to='poimen.event'),
+            model_name="review",
+            name="bulk",
+            field=models.ForeignKey(
+                blank=True,
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="bulk_reviews",
+                to="poimen.event",
+            ),
         ),
         migrations.AddField(
-            model_name='review',
-            name='withdrawn_at',
+            model_name="review",
+            name="withdrawn_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked'), ('records_stored', 'Records Stored'), ('api_token_created', 'Api Token Created'), ('api_token_revoked', 'Api Token Revoked')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("derived_redacted", "Derived Redacted"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("policy_changed", "Policy Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("review_bulk", "Bulk verdict"),
+                    ("review_bulk_undone", "Bulk verdict undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                    ("user_added", "User Added"),
+                    ("login_locked_out", "Login Locked Out"),
+                    ("login_unlocked", "Login Unlocked"),
+                    ("records_stored", "Records Stored"),
+                    ("api_token_created", "Api Token Created"),
+                    ("api_token_revoked", "Api Token Revoked"),
+                ],
+                max_length=40,
+            ),
         ),
         migrations.AddIndex(
-            model_name='review',
-            index=models.Index(fields=['reviewer', '-id'], name='review_reviewer_latest'),
+            model_name="review",
+            index=models.Index(fields=["reviewer", "-id"], name="review_reviewer_latest"),
         ),
         migrations.RunPython(withdrawn_from_undo_events, migrations.RunPython.noop),
     ]

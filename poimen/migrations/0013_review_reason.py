@@ -5,20 +5,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0012_review_bulk_withdrawn'),
+        ("poimen", "0012_review_bulk_withdrawn"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='review',
-            name='reason',
-            field=models.CharField(blank=True, choices=[('quoted', 'quoted in a discussion'), ('reuse', 'legitimate reuse'), ('boilerplate', 'boilerplate'), ('other', 'other (see the note)')], max_length=20),
+            model_name="review",
+            name="reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("quoted", "quoted in a discussion"),
+                    ("reuse", "legitimate reuse"),
+                    ("boilerplate", "boilerplate"),
+                    ("other", "other (see the note)"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='review',
-            constraint=models.CheckConstraint(condition=models.Q(('reason', ''), ('verdict', 'false_positive'), _connector='OR'), name='review_reason_only_on_false_positive'),
+            model_name="review",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("reason", ""), ("verdict", "false_positive"), _connector="OR"),
+                name="review_reason_only_on_false_positive",
+            ),
         ),
     ]

@@ -5,30 +5,62 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0013_review_reason'),
+        ("poimen", "0013_review_reason"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='QueuedBatch',
+            name="QueuedBatch",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('job', models.CharField(max_length=64)),
-                ('number', models.PositiveIntegerField()),
-                ('size', models.PositiveIntegerField(help_text='Records sent in the batch.')),
-                ('state', models.CharField(choices=[('sent', 'Sent'), ('written', 'Written'), ('failed', 'Failed')], default='sent', max_length=10)),
-                ('attempts', models.PositiveIntegerField(default=0, help_text='Deliveries a worker started.')),
-                ('worker', models.CharField(blank=True, help_text='Who is on it, then who wrote it.', max_length=255)),
-                ('counts', models.JSONField(default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('sent_at', models.DateTimeField(auto_now_add=True)),
-                ('done_at', models.DateTimeField(blank=True, null=True)),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='batches', to='poimen.ingestrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("job", models.CharField(max_length=64)),
+                ("number", models.PositiveIntegerField()),
+                ("size", models.PositiveIntegerField(help_text="Records sent in the batch.")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("sent", "Sent"), ("written", "Written"), ("failed", "Failed")],
+                        default="sent",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "attempts",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Deliveries a worker started."
+                    ),
+                ),
+                (
+                    "worker",
+                    models.CharField(
+                        blank=True, help_text="Who is on it, then who wrote it.", max_length=255
+                    ),
+                ),
+                ("counts", models.JSONField(default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("sent_at", models.DateTimeField(auto_now_add=True)),
+                ("done_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="batches",
+                        to="poimen.ingestrun",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('job', 'number'), name='queued_batch_once')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("job", "number"), name="queued_batch_once")
+                ],
             },
         ),
     ]

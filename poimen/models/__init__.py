@@ -1,5 +1,6 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
-matches, the audit log, reviews, API tokens, queued batches. Import them from here."""
+matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
+reviews. Import them from here."""
 
 from poimen.models.api_tokens import ApiToken
 from poimen.models.artifacts import (
@@ -15,11 +16,13 @@ from poimen.models.events import Event, EventManager
 from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
+from poimen.models.team import Claim, SecondReview
 
 __all__ = [
     "SHINGLE_DTYPE",
     "ApiToken",
     "Artifact",
+    "Claim",
     "Event",
     "EventManager",
     "IngestRun",
@@ -28,6 +31,7 @@ __all__ = [
     "QueuedBatch",
     "Record",
     "Review",
+    "SecondReview",
     "ThresholdChange",
     "default_min_shared",
     "default_on_derived",

@@ -58,6 +58,12 @@ class Event(models.Model):
         RECORDS_STORED = "records_stored"
         API_TOKEN_CREATED = "api_token_created"
         API_TOKEN_REVOKED = "api_token_revoked"
+        # The desk for a team (poimen/services/claims.py, second_review.py).
+        RECORDS_CLAIMED = "records_claimed", "Records claimed"
+        CLAIMS_RELEASED = "claims_released", "Claims released"
+        SECOND_REVIEW_ROUTED = "second_review_routed", "Sent to a second reviewer"
+        SECOND_REVIEW_GIVEN = "second_review_given", "Second verdict"
+        DISAGREEMENT_SETTLED = "disagreement_settled", "Disagreement settled"
 
     type = models.CharField(max_length=40, choices=Type.choices)
     actor = models.ForeignKey(
@@ -104,6 +110,8 @@ class Event(models.Model):
         ("new", "new"),
         ("cause", "cause"),
         ("decided_by", "decided by"),
+        ("matched", "matched"),
+        ("across_kinds", "across kinds"),
         ("reason", "reason"),
         ("note", "note"),
         ("filters", "filters"),
@@ -122,6 +130,10 @@ class Event(models.Model):
         ("token", "token"),
         ("stored", "stored"),
         ("already", "already stored"),
+        ("first", "first verdict"),
+        ("second", "second verdict"),
+        ("settled", "settled as"),
+        ("until", "until"),
     ]
 
     def __str__(self) -> str:

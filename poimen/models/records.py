@@ -70,6 +70,11 @@ class Record(models.Model):
     # Share of the record inside passages of any artifact of a kind, per kind (the filter's
     # coverage), kept so that a threshold change can be applied without re-shingling.
     coverage = models.JSONField(default=dict, blank=True)
+    # Share of the record inside passages of its matches of all kinds together, when they are
+    # of two kinds or more (filter's MixedCoverage): {"coverage", "n_kinds", "shared",
+    # "kinds": {kind: 1}} (poimen.derived_rule.stored_mixed), for the same replay. Empty for
+    # records checked before it existed, until a refilter (docs/architecture.md).
+    mixed_coverage = models.JSONField(default=dict, blank=True)
     # The filter's redaction, kept whatever a reviewer decides: `text`'s cuts as [start, end)
     # pairs (filter.redaction) and the evidence text they make; empty unless it redacted.
     cut_spans = models.JSONField(default=list, blank=True)
@@ -96,8 +101,26 @@ class Record(models.Model):
         ]
         indexes = [
             models.Index(F("status"), F("best_overlap").desc(), name="record_status_overlap"),
+            # The exclusions list (excluded and redacted together) in overlap order, and the
+            # walks of its closeness order: one index, as (status, overlap) gives that order
+            # for one status at a time.
+            # It carries the columns the list filters on (PostgreSQL), so that a walk tests
+            # them and a capped count counts without reading the table.
+            models.Index(
+                fields=["-best_overlap", "-id"],
+                name="record_decided_overlap",
+                condition=Q(status__in=["excluded", "redacted"]),
+                include=["best_artifact", "review", "run", "source", "created_at"],
+            ),
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),
+            # A run's exclusions in time order (the list filtered by run, sorted by time):
+            # the time index alone walks every later run's records first.
+            models.Index(
+                fields=["run", "-created_at", "-id"],
+                name="record_decided_run_time",
+                condition=Q(status__in=["excluded", "redacted"]),
+            ),
         ]
         permissions = [("check_records", "Can check and store records through the API")]
 
@@ -134,6 +157,14 @@ class Match(models.Model):
     threshold = models.FloatField(help_text="The kind's threshold when the decision was made.")
     # Its passages in the record, [start, end) pairs: what a policy or threshold change cuts.
     spans = models.JSONField(default=list, blank=True)
+    # The same passages as [start, end) word positions of the artifact's text (filter's
+    # tokenise): where in the artifact the record copies, for its heat map. Empty for a match
+    # stored before they were kept, until a refilter.
+    # (A database default as well, so that rows written in SQL, as the benchmarks fill them,
+    # need not name it.)
+    artifact_ranges = models.JSONField(
+        default=list, db_default=models.Value([], models.JSONField()), blank=True
+    )
 
     class Meta:
         verbose_name_plural = "matches"

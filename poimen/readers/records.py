@@ -37,6 +37,15 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
     if isinstance(source, str) and len(source) > MAX_SOURCE:
         yield ctx.problem(f'"source" is longer than {MAX_SOURCE} characters')
         return
+    # The record's own identity, as the reader of its original gives it ("claude-code:<session>/
+    # <uuid>/<block>"): a line sent by the hook and the transcript ingested are one record.
+    identity = obj.get("identity")
+    if identity is not None and not isinstance(identity, str):
+        yield ctx.problem(f'"identity" is {type(identity).__name__}, not a string')
+        return
+    if identity and len(identity) > MAX_EXTERNAL_ID:
+        yield ctx.problem(f'"identity" is longer than {MAX_EXTERNAL_ID} characters')
+        return
     # A records line is poimen's own format: its metadata is its provenance, kept as given.
     metadata = obj.get("metadata")
     if isinstance(metadata, dict | list) and metadata:
@@ -50,6 +59,7 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         role=as_str(obj.get("role")),
         text=text,
         metadata=metadata if isinstance(metadata, dict) else {},
+        identity=identity or "",
     )
 
 

@@ -26,6 +26,15 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
+from poimen.selectors.estimates import (
+    Estimate,
+    Estimates,
+    Flips,
+    ThresholdEstimate,
+    threshold_estimates,
+    threshold_flips,
+)
+from poimen.selectors.heatmap import HeatMap, PartCopies, artifact_heatmap, part_copies
 from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
@@ -57,6 +66,7 @@ from poimen.selectors.paging import (
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import (
     latest_own_verdict,
+    record_across_kinds,
     record_detail,
     record_events,
     record_matches,
@@ -67,6 +77,22 @@ from poimen.selectors.runs import (
     runs_for_filter,
     unfiltered_runs,
     with_queue_progress,
+)
+from poimen.selectors.team import (
+    Agreement,
+    ClaimHolder,
+    MyClaims,
+    TeamCounts,
+    agreement,
+    blind_record,
+    claim_holders,
+    claims_shown,
+    disagreements,
+    my_claims,
+    review_pool,
+    second_review_next,
+    second_reviews_waiting,
+    team_counts,
 )
 from poimen.selectors.tuning import (
     DecisionTable,
@@ -129,6 +155,7 @@ __all__ = [
     "page_of",
     "passages_for",
     "recent_runs",
+    "record_across_kinds",
     "record_detail",
     "record_events",
     "record_matches",
@@ -147,4 +174,30 @@ __all__ = [
     "totals",
     "unfiltered_runs",
     "with_queue_progress",
+    # the verdicts on tuning (estimates), the artifact's heat map (heatmap)
+    "Estimate",
+    "Estimates",
+    "Flips",
+    "ThresholdEstimate",
+    "threshold_estimates",
+    "threshold_flips",
+    "HeatMap",
+    "PartCopies",
+    "artifact_heatmap",
+    "part_copies",
+    # the desk for a team
+    "Agreement",
+    "ClaimHolder",
+    "MyClaims",
+    "TeamCounts",
+    "agreement",
+    "blind_record",
+    "claim_holders",
+    "claims_shown",
+    "disagreements",
+    "my_claims",
+    "review_pool",
+    "second_review_next",
+    "second_reviews_waiting",
+    "team_counts",
 ]

@@ -38,7 +38,7 @@ def artifact_matches(artifact: Artifact, limit: int = PAGE_SIZE) -> list[Match]:
     return list(
         Match.objects.filter(artifact=artifact)
         .select_related("record", "record__review")
-        .defer("record__text", "record__metadata", "record__coverage")
+        .defer("record__text", "record__metadata", "record__coverage", "record__mixed_coverage")
         .annotate(snippet=Substr("record__text", 1, SNIPPET_CHARS + 1))
         .order_by("-overlap", "-id")[:limit]
     )

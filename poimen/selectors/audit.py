@@ -22,7 +22,9 @@ class AuditFilters:
 
 def audit_list(*, filters: AuditFilters) -> QuerySet:
     events = Event.objects.select_related("actor", "record", "artifact", "run")
-    events = events.defer("record__text", "record__metadata", "record__coverage")
+    events = events.defer(
+        "record__text", "record__metadata", "record__coverage", "record__mixed_coverage"
+    )
     events = events.defer("artifact__text", "artifact__shingles")
     if filters.type:
         events = events.filter(type=filters.type)

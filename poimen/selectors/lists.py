@@ -3,12 +3,13 @@
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
-from django.db.models.functions import Abs, Greatest, Lower, StrIndex, Substr
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Greatest, Lower, StrIndex, Substr
 
 from poimen.derived_rule import at_most_threshold_condition
 from poimen.models import Artifact, Match, Record, Review
 from poimen.policies import Policies, report_floor
+from poimen.selectors.closeness import Closeness
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
 from poimen.selectors.paging import neighbours, sorted_by
 
@@ -38,13 +39,19 @@ def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         # The kind's artifacts as a list of ids (thousands at most), not a join: the planner
         # then walks the record indexes instead of hashing the whole table.
         ids = list(Artifact.objects.filter(kind=filters.kind).values_list("id", flat=True))
-        queryset = queryset.filter(best_artifact_id__in=ids)
+        # Tested on each row a walk of the overlap index reads (`+ 0` keeps the planner off the
+        # best_artifact index): a kind is a large share of the records, and bitmaps of every
+        # record of the kind and every exclusion, then a sort, cost a second at 10^6 records
+        # where the walk stops after a page or COUNT_CAP rows.
+        queryset = queryset.alias(kind_artifact=F("best_artifact_id") + 0)
+        queryset = queryset.filter(kind_artifact__in=ids)
     if filters.artifact:
         # The artifact a record was matched to best, or any artifact it matched above the floor.
-        queryset = queryset.filter(
-            Q(best_artifact_id__in=filters.artifact)
-            | Q(id__in=Match.objects.filter(artifact_id__in=filters.artifact).values("record_id"))
-        )
+        # One set of ids (a union of two index lookups), not an OR of two conditions, which
+        # the planner can only test row by row over the whole list.
+        best = Record.objects.filter(best_artifact_id__in=filters.artifact).values("id")
+        matched = Match.objects.filter(artifact_id__in=filters.artifact).values("record_id")
+        queryset = queryset.filter(id__in=best.union(matched))
     if filters.overlap_min is not None:
         queryset = queryset.filter(best_overlap__gte=filters.overlap_min)
     if filters.overlap_max is not None:
@@ -73,32 +80,22 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     # One character more than is shown, so the template knows the text goes on (and says so).
     snippet = Substr("text", snippet_from, SNIPPET_CHARS + 1)
     queryset = queryset.select_related("best_artifact", "review", "review__reviewer", "run")
-    queryset = queryset.defer("text", "metadata", "coverage", "best_artifact__text")
+    queryset = queryset.defer(
+        "text", "metadata", "coverage", "mixed_coverage", "best_artifact__text"
+    )
     queryset = queryset.defer("best_artifact__shingles")
     return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
-
-
-def threshold_of_best_artifact():
-    """The threshold in force for each record's best artifact's kind, as an SQL expression."""
-    policies = Policies.load()
-    whens = []
-    for kind, threshold in policies.thresholds.items():
-        ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
-        if ids:
-            whens.append(When(best_artifact_id__in=ids, then=Value(threshold)))
-    default = Value(policies.threshold_for(""), output_field=FloatField())
-    return Case(*whens, default=default, output_field=FloatField()) if whens else default
 
 
 def with_sort_key(queryset: QuerySet, sort: str) -> QuerySet:
     """The annotation a sort orders by, where it is not a field (closeness to the threshold)."""
     if sort == "closeness":
-        return queryset.annotate(closeness=Abs(F("best_overlap") - threshold_of_best_artifact()))
+        return queryset.annotate(closeness=Closeness())
     return queryset
 
 
-def _sorted(queryset: QuerySet, sort: str) -> QuerySet:
-    return sorted_by(with_sort_key(queryset, sort), sort)
+def _sorted(queryset: QuerySet, filters: ListFilters) -> QuerySet:
+    return sorted_by(with_sort_key(queryset, filters.sort), filters.sort)
 
 
 def list_neighbours(queryset: QuerySet, record: Record, *, sort: str):
@@ -120,7 +117,7 @@ def exclusion_list(*, filters: ListFilters) -> QuerySet:
         elif filters.verdict:
             queryset = queryset.filter(review__verdict=filters.verdict)
     queryset = _apply_common_filters(queryset, filters)
-    return _sorted(_for_listing(queryset, filters), filters.sort)
+    return _sorted(_for_listing(queryset, filters), filters)
 
 
 def near_miss_condition() -> Q:
@@ -136,7 +133,7 @@ def near_miss_list(*, filters: ListFilters) -> QuerySet:
     """Near misses (evidence under its threshold, over the floor), best first."""
     queryset = Record.objects.filter(near_miss_condition(), status=Record.Status.EVIDENCE)
     queryset = _apply_common_filters(queryset, filters)
-    return _sorted(_for_listing(queryset, filters), filters.sort)
+    return _sorted(_for_listing(queryset, filters), filters)
 
 
 def list_row(record_id: int) -> Record:

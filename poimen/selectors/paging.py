@@ -5,7 +5,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import Q, QuerySet
+from django.db.models import IntegerField, Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from poimen.models import Record
 from poimen.selectors.common import COUNT_CAP, PAGE_SIZE
@@ -32,16 +33,39 @@ def capped_count(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]
     return min(count, cap), count > cap
 
 
+# A record list is counted in overlap order, whatever it is sorted by: then the count walks
+# the list's overlap index (the exclusions' own, or status and overlap) and stops at the cap.
+# Unordered, the planner builds bitmaps of every row that matches each condition (100,000
+# exclusions, 60,000 records of a kind) before it counts the first.
+COUNT_ORDER = ("-best_overlap", "-id")
+
+
+def records_counted(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]:
+    """capped_count of a record list, walking its overlap index."""
+    cap = cap or COUNT_CAP
+    count = queryset.order_by(*COUNT_ORDER).values("id")[: cap + 1].count()
+    return min(count, cap), count > cap
+
+
 @dataclass(frozen=True)
 class Progress:
-    """How much of a list reviewers have judged: n of N, and what is left."""
+    """How much of a list reviewers have judged: n of N, and what is left. Counts stop at
+    COUNT_CAP: with `capped` the list holds more than `total` and `reviewed` is not known;
+    with `left_capped` more than `left` are left."""
 
-    reviewed: int
+    reviewed: int | None
     total: int
+    capped: bool = False
+    left: int = 0
+    left_capped: bool = False
 
     @property
-    def left(self) -> int:
-        return max(self.total - self.reviewed, 0)
+    def described(self) -> str:
+        """In words, as review mode shows it: "12 of 40 reviewed, 28 left"."""
+        left = f"{'more than ' if self.left_capped else ''}{self.left:,} left"
+        if self.capped:
+            return f"more than {self.total:,} in the list, {left}"
+        return f"{self.reviewed:,} of {self.total:,} reviewed, {left}"
 
 
 def reviewed_count(page: "Page", queryset: QuerySet) -> Progress | None:
@@ -49,24 +73,34 @@ def reviewed_count(page: "Page", queryset: QuerySet) -> Progress | None:
     (a share of "more than 1,000" says nothing)."""
     if page.count_capped:
         return None
-    reviewed, _ = capped_count(queryset.filter(review__isnull=False))
-    return Progress(reviewed=reviewed, total=page.count)
+    left, _ = records_counted(queryset.filter(review__isnull=True))
+    return Progress(reviewed=page.count - left, total=page.count, left=left)
 
 
 def next_unreviewed(queryset: QuerySet, *, sort: str, cursor: str = ""):
     """The first record of a list without a verdict, after `cursor`, and its own cursor; or
-    None when there is none left."""
+    None when there is none left.
+
+    Any filter on `queryset` (a reviewer's claims, say) is applied inside each index walk, so
+    it costs a test per row read, never a sort."""
     rows = queryset.filter(review__isnull=True)
-    rows = _after_cursor(rows, cursor, sort) if cursor else rows
-    record = rows.first()
+    record = _rows_after(rows, sort, cursor, limit=1).first()
     return (record, _cursor_for(record, sort)) if record is not None else None
 
 
 def review_progress(queryset: QuerySet) -> "Progress":
-    """n of N reviewed in a list (each count stops at COUNT_CAP)."""
-    total, _ = capped_count(queryset)
-    reviewed, _ = capped_count(queryset.filter(review__isnull=False))
-    return Progress(reviewed=reviewed, total=total)
+    """n of N reviewed in a list, and how many are left: two capped counts (the list, its
+    unreviewed), each a walk of the overlap index that stops at COUNT_CAP, so the cost does
+    not grow with the list. Reviewed is their difference while the list's count is exact."""
+    total, capped = records_counted(queryset)
+    left, left_capped = records_counted(queryset.filter(review__isnull=True))
+    return Progress(
+        reviewed=None if capped else total - left,
+        total=total,
+        capped=capped,
+        left=left,
+        left_capped=left_capped,
+    )
 
 
 def _page(
@@ -74,12 +108,13 @@ def _page(
     rows: QuerySet,
     *,
     cursor: str,
-    size: int | None,
+    size: int,
     cursor_for: Callable[[object], str],
+    count: Callable[[QuerySet], tuple[int, bool]] = capped_count,
 ) -> Page:
-    """A page of `rows` (already past the cursor), counted over the whole `queryset`."""
-    size = size or PAGE_SIZE
-    count, capped = capped_count(queryset)
+    """A page of `rows` (already past the cursor), counted over the whole `queryset` by
+    `count`."""
+    count, capped = count(queryset)
     items = list(rows[: size + 1])
     next_cursor = cursor_for(items[size - 1]) if len(items) > size else None
     return Page(
@@ -149,48 +184,85 @@ def _past(queryset: QuerySet, spec: Sort, value, record_id: int, *, forward: boo
     )
 
 
-def _after_cursor(queryset: QuerySet, cursor: str, sort: str) -> QuerySet:
-    """Rows after `cursor` in the list's order; a cursor that does not parse means the start."""
-    spec = sort_of(sort)
+def _parse(cursor: str, spec: Sort):
+    """A cursor's (value, id), or None when it does not parse (the list starts again)."""
     try:
         head, _, raw_id = cursor[1:].rpartition("_")
         record_id = int(raw_id)
         if cursor[0] != spec.prefix:
-            return queryset
+            return None
         value = spec.decode(head)
     except (ValueError, IndexError, OverflowError):
-        return queryset
+        return None
     if value != value:  # NaN orders nowhere
-        return queryset
-    return _past(queryset, spec, value, record_id, forward=True)
+        return None
+    return value, record_id
 
 
-def _before_cursor(queryset: QuerySet, record: Record, sort: str) -> QuerySet:
+def _walked(rows: QuerySet, spec: Sort, *, key, forward: bool, limit: int) -> QuerySet:
+    """`rows` narrowed to what the next `limit` of them can be, where the sort's key is an
+    annotation no index serves whole (selectors.closeness): the first `limit` of each of the
+    ranges an index walks in the list's order, merged in one query. Other sorts walk their
+    index as they are."""
+    expression = rows.query.annotations.get(spec.key)
+    ranges = getattr(expression, "ranges", None)
+    if ranges is None:
+        return rows
+    parts = []
+    params = []
+    for number, side in enumerate(ranges()):
+        part = side.walk(rows, key=key, forward=forward).values("id")[:limit]
+        sql, part_params = part.query.get_compiler(using=part.db).as_sql()
+        # Each walk as a derived table: its ORDER BY and LIMIT hold inside a UNION on
+        # PostgreSQL and SQLite alike.
+        parts.append(f"SELECT id FROM ({sql}) AS walk{number}")
+        params.extend(part_params)
+    union = RawSQL(" UNION ALL ".join(parts), params, output_field=IntegerField())
+    return rows.filter(id__in=union)
+
+
+def _rows_after(queryset: QuerySet, sort: str, cursor: str, *, limit: int) -> QuerySet:
+    """The list's rows after `cursor` (all of them for none, or one that does not parse), in
+    its order, ready for the first `limit` to be read."""
+    spec = sort_of(sort)
+    parsed = _parse(cursor, spec) if cursor else None
+    rows = queryset
+    if parsed is not None:
+        rows = _past(queryset, spec, *parsed, forward=True)
+    key = parsed[0] if parsed is not None else None
+    return _walked(rows, spec, key=key, forward=True, limit=limit)
+
+
+def _before(queryset: QuerySet, record: Record, sort: str) -> QuerySet:
     """Rows before `record` in the list's order, nearest first."""
     spec = sort_of(sort)
-    rows = _past(queryset, spec, getattr(record, spec.key), record.pk, forward=False)
+    value = getattr(record, spec.key)
+    rows = _past(queryset, spec, value, record.pk, forward=False)
     sign = "" if spec.descending else "-"
-    return rows.order_by(f"{sign}{spec.key}", f"{sign}id")
+    rows = rows.order_by(f"{sign}{spec.key}", f"{sign}id")
+    return _walked(rows, spec, key=value, forward=False, limit=1)
 
 
 def page_of(queryset: QuerySet, *, sort: str, cursor: str = "", size: int | None = None) -> Page:
     """A page of a record list sorted by `sort`, after `cursor`."""
-    rows = _after_cursor(queryset, cursor, sort) if cursor else queryset
+    size = size or PAGE_SIZE
+    rows = _rows_after(queryset, sort, cursor, limit=size + 1)
     return _page(
-        queryset, rows, cursor=cursor, size=size, cursor_for=lambda r: _cursor_for(r, sort)
+        queryset,
+        rows,
+        cursor=cursor,
+        size=size,
+        cursor_for=lambda r: _cursor_for(r, sort),
+        count=records_counted,
     )
 
 
 def neighbours(queryset: QuerySet, record: Record, *, sort: str) -> tuple[int | None, int | None]:
     """The ids of the records before and after `record` in a list, for j/k on the record view.
     `record` must carry the sort's key (an annotation such as closeness included)."""
-    previous = _before_cursor(queryset, record, sort).values_list("id", flat=True).first()
-    following = (
-        _after_cursor(queryset, _cursor_for(record, sort), sort)
-        .values_list("id", flat=True)
-        .first()
-    )
-    return previous, following
+    previous = _before(queryset, record, sort).values_list("id", flat=True).first()
+    after = _rows_after(queryset, sort, _cursor_for(record, sort), limit=1)
+    return previous, after.values_list("id", flat=True).first()
 
 
 # --- rows by id, newest first (the audit log) -------------------------------------------------
@@ -198,6 +270,7 @@ def neighbours(queryset: QuerySet, record: Record, *, sort: str) -> tuple[int | 
 
 def page_by_id(queryset: QuerySet, *, cursor: str = "", size: int | None = None) -> Page:
     """A page of rows ordered by descending id, after the id in `cursor`."""
+    size = size or PAGE_SIZE
     rows = queryset
     try:
         rows = rows.filter(id__lt=int(cursor)) if cursor else rows

@@ -1,8 +1,12 @@
 """One record as the record view shows it: the record, its matches, its history."""
 
+from dataclasses import dataclass
+
 from django.db.models import F, Q
 
+from poimen.derived_rule import across_kinds_in_force, mixed_exceeds_stored
 from poimen.models import Event, Match, Record, Review
+from poimen.policies import Policies
 
 
 def record_detail(record_id: int) -> Record:
@@ -14,6 +18,35 @@ def record_detail(record_id: int) -> Record:
 def record_matches(record: Record) -> list[Match]:
     return list(
         Match.objects.filter(record=record).select_related("artifact").order_by("-overlap", "id")
+    )
+
+
+@dataclass(frozen=True)
+class AcrossKinds:
+    """A record's coverage across kinds as the record view shows it, under today's policies."""
+
+    coverage: float
+    kinds: list[str]
+    shared: int
+    threshold: float  # in force now: the highest of the kinds'
+    min_shared: int
+    exceeds: bool
+
+
+def record_across_kinds(record: Record) -> AcrossKinds | None:
+    """The record's stored coverage across kinds (None when its matches are of one kind)."""
+    mixed = record.mixed_coverage
+    if not mixed:
+        return None
+    policies = Policies.load()
+    threshold, min_shared = across_kinds_in_force(policies, mixed["kinds"])
+    return AcrossKinds(
+        coverage=mixed["coverage"],
+        kinds=sorted(mixed["kinds"]),
+        shared=mixed["shared"],
+        threshold=threshold,
+        min_shared=min_shared,
+        exceeds=mixed_exceeds_stored(mixed, policies),
     )
 
 

@@ -10,7 +10,12 @@ import numpy as np
 from django.db.models import Count, F, FloatField
 from django.db.models.functions import Cast, Floor
 
-from poimen.derived_rule import derived_by_rows, derived_condition
+from poimen.derived_rule import (
+    across_kinds_in_force,
+    derived_by_rows,
+    derived_condition,
+    without_kind,
+)
 from poimen.models import Artifact, Match, Record, ThresholdChange
 from poimen.policies import Policies
 from poimen.redaction import redactions_from_stored
@@ -103,8 +108,10 @@ VERDICT_CODES = {None: 0, **{v: n for n, v in enumerate(VERDICTS[1:], start=1)}}
 class DecisionTable:
     """What the rule needs to decide, for every record that a `kind` threshold can decide
     (sorted by id): the kind's stored matches (record position, overlap, shared), each record's
-    coverage by several of the kind's artifacts, whether another kind keeps it derived whatever
-    this threshold, and the filter's decision now. A preview is then arithmetic on arrays."""
+    coverage by several of the kind's artifacts, its coverage across kinds where that involves
+    the kind (with the highest threshold and min_shared of the other kinds involved), whether
+    another kind keeps it derived whatever this threshold, and the filter's decision now. A
+    preview is then arithmetic on arrays."""
 
     kind: str
     min_shared: int
@@ -117,6 +124,11 @@ class DecisionTable:
     coverage: np.ndarray
     coverage_artifacts: np.ndarray
     coverage_shared: np.ndarray
+    mixed_coverage: np.ndarray
+    mixed_kinds: np.ndarray
+    mixed_shared: np.ndarray
+    mixed_threshold_others: np.ndarray
+    mixed_min_shared_others: np.ndarray
 
     def derived_at(self, threshold: float) -> np.ndarray:
         """The filter's decision on each record were the kind's threshold `threshold`."""
@@ -129,6 +141,11 @@ class DecisionTable:
             coverage_shared=self.coverage_shared,
             threshold=threshold,
             min_shared=self.min_shared,
+            mixed_coverage=self.mixed_coverage,
+            mixed_kinds=self.mixed_kinds,
+            mixed_shared=self.mixed_shared,
+            mixed_threshold_others=self.mixed_threshold_others,
+            mixed_min_shared_others=self.mixed_min_shared_others,
         )
 
 
@@ -159,9 +176,21 @@ def _decision_table(kind: str) -> DecisionTable:
         ),
         5,
     )
+    # Coverage across kinds involving the kind, and the bar the other kinds involved set.
+    mixed = _columns(
+        [
+            (pk, is_derived, m["coverage"], m["n_kinds"], m["shared"])
+            + across_kinds_in_force(policies, set(m["kinds"]) - {kind})
+            for pk, is_derived, m in Record.objects.filter(
+                mixed_coverage__kinds__has_key=kind
+            ).values_list("id", "derived", "mixed_coverage")
+        ],
+        7,
+    )
     match_ids = matches[:, 0].astype(np.int64)
     covered_ids = covered[:, 0].astype(np.int64)
-    ids = np.union1d(match_ids, covered_ids)
+    mixed_ids = mixed[:, 0].astype(np.int64)
+    ids = np.union1d(np.union1d(match_ids, covered_ids), mixed_ids)
     derived = np.zeros(len(ids), dtype=bool)
     match_record = np.searchsorted(ids, match_ids)
     derived[match_record] = matches[:, 1].astype(bool)
@@ -169,9 +198,14 @@ def _decision_table(kind: str) -> DecisionTable:
     derived[covered_at] = covered[:, 1].astype(bool)
     coverage = np.zeros((3, len(ids)))
     coverage[:, covered_at] = covered[:, 2:].T
+    mixed_at = np.searchsorted(ids, mixed_ids)
+    derived[mixed_at] = mixed[:, 1].astype(bool)
+    across = np.zeros((5, len(ids)))
+    across[:, mixed_at] = mixed[:, 2:].T
 
-    # What keeps a record derived whatever this kind's threshold: another kind's rule.
-    held_by = Record.objects.filter(derived_condition(policies, set(kinds_known()) - {kind}))
+    # What keeps a record derived whatever this kind's threshold: the rule with the kind
+    # unable to decide (another kind's match or coverage, or coverage across other kinds).
+    held_by = Record.objects.filter(derived_condition(without_kind(policies, kind), kinds_known()))
     if len(ids) < HELD_BY_ID_LIMIT:
         held_by = held_by.filter(pk__in=ids.tolist())
     held_ids = np.fromiter(held_by.values_list("id", flat=True), dtype=np.int64)
@@ -188,6 +222,11 @@ def _decision_table(kind: str) -> DecisionTable:
         coverage=coverage[0],
         coverage_artifacts=coverage[1],
         coverage_shared=coverage[2],
+        mixed_coverage=across[0],
+        mixed_kinds=across[1],
+        mixed_shared=across[2],
+        mixed_threshold_others=across[3],
+        mixed_min_shared_others=across[4],
     )
 
 
@@ -278,7 +317,9 @@ def _redacted_among(kind: str, value: float, ids: list[int]) -> int:
     redacted = 0
     for start in range(0, len(ids), 1000):
         chunk = list(
-            Record.objects.filter(pk__in=ids[start : start + 1000]).only("text", "coverage")
+            Record.objects.filter(pk__in=ids[start : start + 1000]).only(
+                "text", "coverage", "mixed_coverage"
+            )
         )
         for record in chunk:
             record.derived = True

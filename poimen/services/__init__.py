@@ -14,6 +14,7 @@ from poimen.services.artifacts import (
     manifest_export,
 )
 from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
+from poimen.services.claims import ClaimResult, claims_release, records_claim
 from poimen.services.common import InputError
 from poimen.services.decisions import (
     Offender,
@@ -37,6 +38,12 @@ from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
 from poimen.services.reviews import UNCHECKED, ReviewConflict, review_record, review_undo
+from poimen.services.second_review import (
+    SecondReviewTaken,
+    disagreement_settle,
+    second_review_give,
+    second_review_route,
+)
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -73,6 +80,14 @@ __all__ = [
     "bulk_undone",
     "ReviewConflict",
     "UNCHECKED",
+    # the desk for a team
+    "ClaimResult",
+    "SecondReviewTaken",
+    "claims_release",
+    "disagreement_settle",
+    "records_claim",
+    "second_review_give",
+    "second_review_route",
     "role_assign",
     "threshold_change",
     "threshold_check",

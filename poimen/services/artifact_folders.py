@@ -6,9 +6,9 @@ Files outside any skill's folder keep the older rule: the kind is the folder hol
 Licence files and files that are not text are skipped and counted everywhere.
 
 A project (`import_artifacts --project DIR`) is read as Claude Code and Codex read one: its
-memory files (CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md, AGENTS.md, in the project and its
-folders), .claude/skills/*/ (kind `skill`), .claude/agents/*.md (`agent`) and
-.claude/commands/*.md (`command`).
+memory files, .claude/skills/*/ (kind `skill`), .claude/agents/ (`agent`) and
+.claude/commands/ (`command`), kinds and names by poimen.agent_files (the rule poimen-hook
+follows too).
 """
 
 import os
@@ -17,29 +17,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from filter import ArtifactRecord
+from poimen.agent_files import (
+    DEFINITION_FOLDERS,
+    MEMORY,
+    SKILL,
+    artifact_name_from_text,
+    definition_name,
+    is_memory_file,
+    is_skill_file,
+    memory_name,
+    skill_name,
+)
 from poimen.services.common import InputError, check_kind, check_name
 
 ARTIFACT_SUFFIXES = (".md", ".markdown", ".txt")
 LICENCE = re.compile(r"^(licen[cs]e|copying|notice|copyright)([.-].*)?$", re.IGNORECASE)
-MEMORY_FILES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")
-# Folders a project's memory files are not looked for in: tools' and dependencies' own.
-NOT_PROJECT_FOLDERS = frozenset({"node_modules", "venv", "__pycache__", "site-packages"})
-SKILL, MEMORY, AGENT, COMMAND = "skill", "memory", "agent", "command"
-
-FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-FRONT_MATTER_NAME = re.compile(r"^name:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
-
-
-def artifact_name_from_text(text: str, *, fallback: str) -> str:
-    """The `name:` of the YAML front matter, else `fallback` (a file's stem)."""
-    front = FRONT_MATTER.match(text)
-    if front:
-        found = FRONT_MATTER_NAME.search(front.group(1))
-        if found:
-            name = found.group(1).strip().strip("'\"").strip()
-            if name:
-                return name
-    return fallback
 
 
 def _walk(folder: Path, *, hidden: bool = False) -> Iterator[Path]:
@@ -96,14 +88,14 @@ def _artifact(path: Path, kind: str, name: str, text: str, result) -> ArtifactRe
 
 def _skill_artifacts(skill_dir: Path, kind: str, result) -> Iterator[ArtifactRecord]:
     """A skill's SKILL.md and its supporting text files, all of one kind."""
-    main = next(p for p in skill_dir.iterdir() if p.name.lower() == "skill.md")
+    main = next(p for p in skill_dir.iterdir() if is_skill_file(p))
     main_text = _text_of(main, result)
-    skill_name = artifact_name_from_text(main_text or "", fallback=skill_dir.name)
+    name_of_skill = skill_name(main, main_text or "")
     for path in _walk(skill_dir):
         text = main_text if path == main else _text_of(path, result)
         if text is None:
             continue
-        name = skill_name if path == main else f"{skill_name}/{path.relative_to(skill_dir)}"
+        name = name_of_skill if path == main else f"{name_of_skill}/{path.relative_to(skill_dir)}"
         artifact = _artifact(path, kind, name, text, result)
         if artifact:
             yield artifact
@@ -111,7 +103,7 @@ def _skill_artifacts(skill_dir: Path, kind: str, result) -> Iterator[ArtifactRec
 
 def _skill_dirs(folder: Path) -> list[Path]:
     """Folders holding a SKILL.md, outermost only (a skill's own subfolders are its files)."""
-    found = sorted({p.parent for p in _walk(folder) if p.name.lower() == "skill.md"})
+    found = sorted({p.parent for p in _walk(folder) if is_skill_file(p)})
     return [d for d in found if not any(o != d and o in d.parents for o in found)]
 
 
@@ -138,15 +130,11 @@ def folder_artifacts(folder: Path, kind: str | None, result) -> Iterator[Artifac
 
 def project_artifacts(project: Path, kind: str | None, result) -> Iterator[ArtifactRecord]:
     claude = project / ".claude"
-    memories = [claude / "CLAUDE.md"] + [
-        path
-        for path in _walk(project)
-        if path.name in MEMORY_FILES and not NOT_PROJECT_FOLDERS & set(path.parts)
-    ]
+    memories = [claude / "CLAUDE.md"] + [path for path in _walk(project) if is_memory_file(path)]
     for path in memories:
         if path.is_file():
             text = _text_of(path, result)
-            name = path.relative_to(project).as_posix()
+            name = memory_name(path, project)
             artifact = text and _artifact(path, kind or MEMORY, name, text, result)
             if artifact:
                 yield artifact
@@ -154,15 +142,15 @@ def project_artifacts(project: Path, kind: str | None, result) -> Iterator[Artif
     if skills.is_dir():
         for skill_dir in _skill_dirs(skills):
             yield from _skill_artifacts(skill_dir, kind or SKILL, result)
-    for folder, own_kind in ((claude / "agents", AGENT), (claude / "commands", COMMAND)):
+    for folder_name, own_kind in DEFINITION_FOLDERS.items():
+        folder = claude / folder_name
         if not folder.is_dir():
             continue
         for path in _walk(folder):
             text = _text_of(path, result)
             if text is None:
                 continue
-            fallback = path.relative_to(folder).with_suffix("").as_posix()
-            name = artifact_name_from_text(text, fallback=fallback)
+            name = definition_name(path, folder, text)
             artifact = _artifact(path, kind or own_kind, name, text, result)
             if artifact:
                 yield artifact

@@ -11,7 +11,7 @@ from django.utils import timezone
 from filter import match_passages
 from poimen.artifact_index import ArtifactIndex, artifact_index_load
 from poimen.checked import summarise
-from poimen.derived_rule import derived_condition
+from poimen.derived_rule import across_kinds_in_force, derived_condition, mixed_from_stored
 from poimen.keyset import keyset_pages
 from poimen.models import (
     Artifact,
@@ -24,7 +24,7 @@ from poimen.models import (
 )
 from poimen.policies import Policies, report_floor
 from poimen.record_decision import apply_checked
-from poimen.redaction import redactions_from_stored
+from poimen.redaction import StoredMatch, redactions_from_stored, stored_matches
 from poimen.restatements import RESTATEMENT_KINDS
 from poimen.services.common import InputError, batch_size_or_default, check_kind
 from poimen.services.redecide import (
@@ -45,6 +45,7 @@ DECISION_FIELDS = (
     "derived",
     "status",
     "coverage",
+    "mixed_coverage",
     "best_overlap",
     "best_artifact_id",
     "cut_spans",
@@ -100,6 +101,8 @@ def refilter_page(
         if kind is not None:
             stale = stale.filter(artifact__kind=kind)
         stale.delete()
+        # Only this kind is checked: the others' matches stay, and count across kinds.
+        others = stored_matches(r.pk for r in page) if kind is not None else {}
         matches = []
         for record, verdict in zip(page, verdicts, strict=True):
             own = apply_checked(record, summarise(verdict, record.text), artifact_index)
@@ -109,17 +112,27 @@ def refilter_page(
                     **{k: v for k, v in before[record.pk][2].items() if k != kind},
                     **record.coverage,
                 }
+                fresh = [StoredMatch(kind, m.overlap, m.shared, m.spans) for m in own]
+                record.mixed_coverage = mixed_from_stored(
+                    record.text, [*others.get(record.pk, []), *fresh]
+                )
             matches.extend(own)
         Match.objects.bulk_create(matches)
         if kind is not None:
             # The decision query reads coverage from the table: store the new one first.
-            covered = [r for r in page if r.coverage != before[r.pk][2]]
-            Record.objects.bulk_update(covered, ["coverage"])
+            covered = [
+                r
+                for r in page
+                if (r.coverage, r.mixed_coverage) != (before[r.pk][2], before[r.pk][3])
+            ]
+            Record.objects.bulk_update(covered, ["coverage", "mixed_coverage"])
             _redo_best_and_derived(page, policies, kinds)
             # and the cuts from every kind's stored spans, not only this kind's
             redactions_from_stored(page, policies)
         counts = Counter()
-        events = decision_events(page, decided_before, cause="refilter", actor=actor, counts=counts)
+        events = decision_events(
+            page, decided_before, cause="refilter", actor=actor, counts=counts, policies=policies
+        )
         result.count(counts)
         # Most records come out as they went in: write only those that changed.
         changed = [r for r in page if _decision_of(r) != before[r.pk]]
@@ -240,6 +253,7 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
     touched = Record.objects.filter(
         Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
         | Q(coverage__has_key=kind)
+        | Q(mixed_coverage__kinds__has_key=kind)
         | Q(metadata__restatement=kind)
     )
     derived_now = set(
@@ -327,7 +341,12 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
                 continue
             checked = summarise(verdict, text)
             kind, match = checked.decided_kind, checked.decided_match
-            if match is None:  # several artifacts of the kind together: name the largest part
+            threshold = artifact_index.filter.threshold_for(kind)
+            if checked.decided_across_kinds:  # artifacts of several kinds: the largest part
+                match = next(m for m in checked.matches if m.kind == kind)
+                overlap = checked.mixed.coverage
+                threshold, _ = across_kinds_in_force(artifact_index.policies, checked.mixed.kinds)
+            elif match is None:  # several artifacts of the kind together: name the largest part
                 match = next(m for m in checked.matches if m.kind == kind)
                 overlap = checked.coverage[kind]
             else:
@@ -340,7 +359,7 @@ def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
                     artifact=match.artifact[1],
                     kind=kind,
                     overlap=overlap,
-                    threshold=artifact_index.filter.threshold_for(kind),
+                    threshold=threshold,
                     checked=_checked_name(record),
                 )
             )

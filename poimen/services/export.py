@@ -149,7 +149,7 @@ def export_row(record: Record) -> dict:
 
 def _rows(records: QuerySet) -> Iterator[dict]:
     """Newest first, streamed; the record's text is never read."""
-    for record in selectors.export_rows(records.defer("text", "coverage")):
+    for record in selectors.export_rows(records.defer("text", "coverage", "mixed_coverage")):
         yield export_row(record)
 
 

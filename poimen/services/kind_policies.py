@@ -52,6 +52,7 @@ def kind_policy_change(*, kind: str, on_derived: str, reason: str, actor=None) -
         derived = Record.objects.filter(derived=True).filter(
             Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
             | Q(coverage__has_key=kind)
+            | Q(mixed_coverage__kinds__has_key=kind)
         )
         counts = Counter()
         records_redecide(

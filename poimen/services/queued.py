@@ -23,7 +23,6 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from poimen.artifact_index import artifact_index_load
 from poimen.checked import check_texts
 from poimen.index_version import LiveIndex
 from poimen.models import Artifact, IngestRun, QueuedBatch, Record
@@ -319,7 +318,7 @@ live_indexes: dict[str | None, LiveIndex] = {}
 
 def index_in_force(kind: str | None = None):
     if kind not in live_indexes:
-        live_indexes[kind] = LiveIndex(load=lambda: artifact_index_load(kind=kind))
+        live_indexes[kind] = LiveIndex(kind=kind)
     return live_indexes[kind].current()[0]
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from poimen.models import Event, Record
 from poimen.policies import Policies
+from poimen.record_decision import across_kinds_snapshot
 from poimen.redaction import redactions_from_stored
 from poimen.services.common import status_in_force
 
@@ -66,21 +67,32 @@ def status_event(record: Record, old_status: str, *, cause: str, actor=None, dat
 
 
 def decision_events(
-    records: Iterable[Record], before: dict[int, tuple], *, cause, actor, counts: Counter, data=None
+    records: Iterable[Record],
+    before: dict[int, tuple],
+    *,
+    cause,
+    actor,
+    counts: Counter,
+    data=None,
+    policies: Policies | None = None,
 ) -> list[Event]:
     """Set each record's status in force and return the events of what changed: a status
     (counted in `counts` under the new status), or the cut of a record that stays redacted.
     `before`: pk -> decision_before(record) as the record was. A record whose filter decision
-    moved while a reviewer's verdict holds it is counted as "kept_by_review"."""
+    moved while a reviewer's verdict holds it is counted as "kept_by_review". With `policies`,
+    the event of a record with a coverage across kinds says it, against the threshold in force."""
     events = []
     for record in records:
         old_status, old_cuts, old_filter_status = before[record.pk]
         record.status = status_in_force(record)
+        said = data
+        if policies is not None and record.mixed_coverage:
+            said = {**(data or {}), **across_kinds_snapshot(record.mixed_coverage, policies)}
         if record.status != old_status:
             counts[record.status] += 1
-            events.append(status_event(record, old_status, cause=cause, actor=actor, data=data))
+            events.append(status_event(record, old_status, cause=cause, actor=actor, data=said))
         elif record.status == Record.Status.REDACTED and record.cut_spans != old_cuts:
-            events.append(status_event(record, old_status, cause=cause, actor=actor, data=data))
+            events.append(status_event(record, old_status, cause=cause, actor=actor, data=said))
         elif record.review_id is not None and record.filter_status != old_filter_status:
             counts["kept_by_review"] += 1
     return events
@@ -117,7 +129,9 @@ def records_redecide(
             for record in chunk:
                 record.derived = record.pk in derived
         redactions_from_stored(chunk, policies)
-        events = decision_events(chunk, before, cause=cause, actor=actor, counts=counts, data=data)
+        events = decision_events(
+            chunk, before, cause=cause, actor=actor, counts=counts, data=data, policies=policies
+        )
         changed = [r for r in chunk if decision_before(r) != before[r.pk]]
         Record.objects.bulk_update(changed, ["derived", "status", "cut_spans", "evidence_text"])
         Event.objects.bulk_create(events)

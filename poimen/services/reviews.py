@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
+from poimen.services.second_review import second_review_route
 from poimen.verdicts import verdict_misfit
 
 REVIEW_EVENTS = {
@@ -133,7 +134,9 @@ def review_record(
         misfit = verdict_misfit(record, verdict)  # the rule the desk's buttons ask too
         if misfit:
             raise InputError(misfit)
-        return _review_apply(record, verdict, actor, note, reason)
+        review = _review_apply(record, verdict, actor, note, reason)
+        second_review_route(review=review, record=record)  # a borderline share, seen twice
+        return review
 
 
 def review_undo(*, record: Record, actor, note: str = "", seen_review_id=UNCHECKED) -> Record:

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from poimen import selectors, services
 from poimen.forms import BulkVerdictForm
 from poimen.models import Event, Review
+from poimen.views import team
 from poimen.views.common import (
     LISTS,
     list_form,
@@ -38,6 +39,7 @@ def _list_context(request, list_name: str):
         "list_query": list_query(request),
         **selectors.list_thresholds(),
         "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
+        **team.list_claims_context(request, page.items),  # claimed by X, and one's own
     }
 
 

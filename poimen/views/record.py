@@ -58,6 +58,7 @@ def record_context(request, record: Record, list_name: str, *, neighbours: bool 
         "shown": shown,
         "passages": passages,
         "threshold_now": selectors.threshold_for(shown.artifact.kind) if shown else None,
+        "across": selectors.record_across_kinds(record),
         "events": selectors.record_events(record),
         "verdict_form": VerdictForm(),
         "reasons": Review.Reason.choices,
@@ -83,8 +84,10 @@ def _last_verdict(request, record: Record):
 
 
 def _row(request, record: Record, list_name: str, conflict: str = ""):
+    row = selectors.list_row(record.pk)
+    selectors.claims_shown([row])  # "claimed by X", as the list shows it
     context = {
-        "row": selectors.list_row(record.pk),
+        "row": row,
         "list_name": list_name,
         "list_query": "",
         "conflict": conflict,

@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from poimen import selectors
+from poimen.views import team
 from poimen.views.common import LISTS, list_form, list_query, render_page, require_review
 from poimen.views.record import record_context
 
@@ -17,10 +18,12 @@ def review(request):
     if list_name not in LISTS:
         raise Http404("No such list")
     filters = list_form(request, list_name).filters()
-    listed = LISTS[list_name](filters=filters)
+    # Records another reviewer holds are not served (team.review_pool); claimed=mine keeps
+    # to the reviewer's own batch.
+    listed, claimed = team.review_pool(request, LISTS[list_name](filters=filters))
     after = request.GET.get("after", "")
     found = selectors.next_unreviewed(listed, sort=filters.sort, cursor=after)
-    query = "&".join(filter(None, [f"list={list_name}", list_query(request)]))
+    query = "&".join(filter(None, [f"list={list_name}", list_query(request), claimed]))
     here = f"{reverse('review')}?{query}"
     context = {
         "progress": selectors.review_progress(listed),
@@ -28,6 +31,7 @@ def review(request):
         "list_query": list_query(request),
         "review_url": here,
         "skipped": bool(after),
+        "claimed": claimed,
     }
     if found is None:
         return render_page(request, "review_done.html", context)

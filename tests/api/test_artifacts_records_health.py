@@ -62,7 +62,7 @@ def test_health_needs_no_token_and_tells_the_index_and_the_limits(anonymous_api,
     assert (body["status"], body["database"], body["artifacts"]) == ("ok", "ok", 1)
     assert (
         body["index_version"]
-        == f"a{Artifact.objects.get().pk}-p" + body["index_version"].split("-p")[1]
+        == f"a{Artifact.objects.get().pk}-n1-p" + body["index_version"].split("-p")[1]
     )
     assert body["limits"] == {"records": 1000, "bytes": 10 * 1024 * 1024}
 

@@ -66,3 +66,59 @@ def test_tokens_are_listed_read_only_in_the_admin(admin_client, api_user, make_t
     page = admin_client.get("/admin/poimen/apitoken/")
     assert page.status_code == 200 and b"ci runner" in page.content
     assert admin_client.get("/admin/poimen/apitoken/add/").status_code == 403
+
+
+def test_a_check_costs_two_queries_the_token_with_its_permissions_and_the_index_state(
+    api, make_artifact, django_assert_max_num_queries
+):
+    make_artifact(name="release-notes")
+    api.post(CHECK, BODY)  # the index loaded, last use noted
+    with django_assert_max_num_queries(2):
+        assert api.post(CHECK, BODY).status_code == 200
+    with django_assert_max_num_queries(2):
+        assert api.get("/api/v1/artifacts/0").status_code == 404
+
+
+def test_a_permission_taken_away_holds_from_the_next_request(api, api_user):
+    from django.contrib.auth.models import Permission
+
+    assert api.post(CHECK, BODY).status_code == 200
+    api_user.user_permissions.remove(Permission.objects.get(codename="check_records"))
+    assert api.post(CHECK, BODY).status_code == 403
+
+
+def test_a_user_made_inactive_is_401_on_the_next_request(api, api_user):
+    assert api.post(CHECK, BODY).status_code == 200
+    User.objects.filter(pk=api_user.pk).update(is_active=False)
+    answer = api.post(CHECK, BODY)
+    assert answer.status_code == 401 and "inactive" in answer.json()["detail"]
+
+
+def test_the_tokens_permissions_are_those_django_gives_its_user(db, make_token):
+    """Read with the token in one query, they agree with user.has_perm (ModelBackend):
+    directly, through a group, as a superuser, or not at all."""
+    from django.contrib.auth.models import Group, Permission
+
+    from poimen.services.tokens import API_PERMISSIONS, api_token_authenticate
+
+    check = Permission.objects.get(codename="check_records")
+    group = Group.objects.create(name="memory systems")
+    group.permissions.add(Permission.objects.get(codename="register_artifact"))
+    users = [
+        User.objects.create_user("none"),
+        User.objects.create_user("direct"),
+        User.objects.create_user("grouped"),
+        User.objects.create_user("both"),
+        User.objects.create_superuser("root"),
+    ]
+    users[1].user_permissions.add(check)
+    users[2].groups.add(group)
+    users[3].user_permissions.add(check)
+    users[3].groups.add(group)
+    seen = set()
+    for user in users:
+        token = api_token_authenticate(make_token(user))
+        fresh = User.objects.get(pk=user.pk)
+        assert token.permissions == {p for p in API_PERMISSIONS if fresh.has_perm(p)}
+        seen.add(token.permissions)
+    assert len(seen) == 4  # none, check only, register only, both

@@ -97,6 +97,17 @@ def test_the_same_record_twice_in_one_request_is_stored_once(api):
     assert Record.objects.filter(external_id="dup").count() == 1
 
 
+def test_a_record_sent_again_under_another_source_with_its_identity_is_stored_once(api):
+    one = {"id": "s1/u1/0", "text": UNRELATED, "identity": "claude-code:s1/u1/0"}
+    first = api.post(CHECK, {"records": [one]}).json()["results"][0]
+    again = api.post(CHECK, {"records": [{**one, "source": "laptop"}]}).json()["results"][0]
+    assert (first["stored"], again["stored"]) == ("new", "already")
+    assert Record.objects.get().identity == "claude-code:s1/u1/0"
+    bad = [{**one, "identity": 7}, {**one, "id": "x", "identity": "i" * 501}]
+    errors = [r["error"] for r in api.post(CHECK, {"records": bad}).json()["results"]]
+    assert '"identity" is int' in errors[0] and "longer than 500" in errors[1]
+
+
 def test_stored_records_join_the_tokens_run_of_the_day(api):
     api.post(CHECK, {"records": [{"id": "a", "text": UNRELATED}]})
     answer = api.post(CHECK, {"records": [{"id": "b", "text": UNRELATED + " More."}]}).json()
@@ -130,10 +141,22 @@ def test_over_a_thousand_records_is_413_naming_the_limits(api):
 
 
 def test_over_ten_megabytes_is_413_before_anything_is_read(api, settings):
-    settings.POIMEN_API_MAX_BYTES = settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 50_000
+    settings.POIMEN_API_MAX_BYTES = 50_000
     answer = api.post(CHECK, {"records": [{"id": 1, "text": "word " * 20_000}]})
     assert answer.status_code == 413
-    assert "50,000 bytes" in answer.json()["detail"]
+    assert "50,000 bytes" in answer.json()["detail"] and "1,000 records" in answer.json()["detail"]
+    assert not Record.objects.exists()
+
+
+def test_the_api_limit_is_the_apis_alone(api, admin_client, settings):
+    """A body over Django's DATA_UPLOAD_MAX_MEMORY_SIZE is the API's to take (up to its 10
+    MB); the desk's requests keep Django's limit."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 20_000
+    text = "word " * 10_000  # 50 KB
+    answer = api.post(CHECK, {"records": [{"id": 1, "text": text}], "store": False})
+    assert answer.status_code == 200 and answer.json()["results"][0]["status"] == "evidence"
+    desk = admin_client.post("/password/", {"old_password": text}, follow=False)
+    assert desk.status_code == 400  # Django's RequestDataTooBig
 
 
 def test_a_skill_registered_later_is_in_force_for_the_next_check(api):
@@ -164,3 +187,24 @@ def test_a_skill_inside_a_longer_turn_is_redacted_with_its_evidence_text(api, sk
     assert len(result["evidence_text"]) < len(text) - len(skill.text) / 2
     stored = api.get("/api/v1/records/api/turn").json()
     assert stored["status"] == "redacted" and stored["evidence_text"] == result["evidence_text"]
+
+
+def test_a_paste_from_a_skill_and_a_reference_says_its_coverage_across_kinds(api, make_artifact):
+    from filter import renderings
+    from tests.texts import reference
+    from tests.texts import skill as test_skill
+
+    make_artifact(kind="skill", name="git-commit-message", text=test_skill("git-commit-message"))
+    make_artifact(kind="reference", name="celery", text=reference("celery-task-retries"))
+    text = "\n\n".join(
+        renderings.word_slice(t, words=int(len(t.split()) * 0.62), seed=4)
+        for t in (test_skill("git-commit-message"), reference("celery-task-retries"))
+    )
+
+    (result,) = api.post(CHECK, {"records": [{"id": "p", "text": text}]}).json()["results"]
+
+    assert result["derived"] and result["status"] == "excluded"
+    assert all(m["overlap"] < m["threshold"] for m in result["matches"])
+    across = result["across_kinds"]
+    assert across["kinds"] == ["reference", "skill"] and across["exceeds"]
+    assert across["coverage"] > across["threshold"] == 0.8

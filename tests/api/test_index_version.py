@@ -1,10 +1,40 @@
-"""Each process's index follows the version in the database."""
+"""Each process's index follows the state in the database, refreshed by what changed."""
 
 import subprocess
 import sys
 
-from poimen.index_version import LiveIndex, index_version
+import numpy as np
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from filter import ArtifactRecord
+from poimen.artifact_index import artifact_index_load
+from poimen.artifact_records import artifact_from_record
+from poimen.index_version import LiveIndex, index_state, index_version
 from poimen.services import threshold_change
+from tests.conftest import UNRELATED, demo_skill
+
+SKILLS = ("release-notes", "incident-review", "postgres-migrations")
+
+
+def _same_index(live, full) -> None:
+    """`live` (refreshed step by step) holds what a full load holds, the same way."""
+    assert live.artifact_ids == full.artifact_ids and live.policies == full.policies
+    a, b = live.filter, full.filter
+    assert [x.key for x in a.artifacts] == [x.key for x in b.artifacts]
+    assert (a.thresholds, a.min_shared, a.default_min_shared) == (
+        b.thresholds,
+        b.min_shared,
+        b.default_min_shared,
+    )
+    for name in ("_hashes", "_artifacts", "_positions", "_directory", "_bitmap"):
+        assert np.array_equal(getattr(a._index, name), getattr(b._index, name)), name
+    texts = [demo_skill(s) for s in SKILLS] + [UNRELATED, demo_skill(SKILLS[0])[:900]]
+    for mine, theirs in zip(a.check_many(texts), b.check_many(texts), strict=True):
+        assert (mine.derived, [(m.artifact.key, m.overlap) for m in mine.matches]) == (
+            theirs.derived,
+            [(m.artifact.key, m.overlap) for m in theirs.matches],
+        )
 
 
 def test_a_second_index_sees_an_artifact_registered_through_the_first(make_artifact):
@@ -16,13 +46,64 @@ def test_a_second_index_sees_an_artifact_registered_through_the_first(make_artif
     assert len(first.current()[0].filter) == 1
 
 
-def test_the_index_is_loaded_again_only_when_the_version_moves(make_artifact):
+def test_a_new_artifact_is_added_to_the_index_not_loaded_with_all_the_others(make_artifact):
+    live = LiveIndex()
+    make_artifact(name=SKILLS[0])
+    live.current(), live.current()
+    assert (live.loads, live.extensions) == (1, 0)
+    for name in SKILLS[1:]:
+        make_artifact(name=name)
+        with CaptureQueriesContext(connection) as queries:
+            live.current()
+        # the state, the new ids, the new row: no other artifact is read again
+        assert len(queries.captured_queries) == 3
+    assert (live.loads, live.extensions) == (1, 2)
+    _same_index(live.index, artifact_index_load())
+
+
+def test_a_policy_change_alone_reads_no_artifact(make_artifact):
+    for name in SKILLS:
+        make_artifact(name=name)
+    live = LiveIndex()
+    before_index, before = live.current()
+    threshold_change(kind="skill", value=0.5, reason="tests")
+    with CaptureQueriesContext(connection) as queries:
+        index, after = live.current()
+    assert not any('"shingles"' in q["sql"] for q in queries.captured_queries)
+    assert after != before and index.policies.threshold_for("skill") == 0.5
+    assert index.filter.threshold_for("skill") == 0.5 and live.extensions == 1
+    # the index in use before is left as it was, for a check still running with it
+    assert before_index.filter.threshold_for("skill") == 0.8
+    assert before_index.policies.threshold_for("skill") == 0.8
+    _same_index(index, artifact_index_load())
+
+
+def test_an_artifact_committed_late_under_a_lower_id_is_not_missed(make_artifact):
+    """Two registrations race: the one given the higher id commits first. The highest id is
+    then already known when the other commits; the count still moves the state."""
+    live = LiveIndex()
+    first = make_artifact(name=SKILLS[0])
+    live.current()
+    early, late = (
+        artifact_from_record(ArtifactRecord.from_text(kind="skill", name=n, text=demo_skill(n)))
+        for n in SKILLS[1:]
+    )
+    early.pk, late.pk = first.pk + 20, first.pk + 10
+    early.save()
+    live.current()
+    late.save()
+    index, version = live.current()
+    assert version == index_state().version and len(index.filter) == 3
+    assert live.loads == 2  # the late one cannot be told from the ids alone: loaded again
+    _same_index(index, artifact_index_load())
+
+
+def test_the_index_is_refreshed_only_when_the_state_moves(make_artifact):
     live = LiveIndex()
     live.current(), live.current()
-    assert live.loads == 1
     make_artifact(name="release-notes")
     live.current(), live.current()
-    assert live.loads == 2
+    assert live.loads + live.extensions == 2
 
 
 def test_a_policy_change_moves_the_version(make_artifact):
@@ -32,6 +113,18 @@ def test_a_policy_change_moves_the_version(make_artifact):
     threshold_change(kind="skill", value=0.5, reason="tests")
     index, after = live.current()
     assert after != before and index.policies.threshold_for("skill") == 0.5
+
+
+def test_a_kinds_index_adds_only_that_kinds_artifacts(make_artifact):
+    live = LiveIndex(kind="reference")
+    make_artifact(kind="reference", name="django-bulk-create", text=demo_skill(SKILLS[0]))
+    live.current()
+    make_artifact(name=SKILLS[1])
+    make_artifact(kind="reference", name="postgres-lock-timeout", text=demo_skill(SKILLS[2]))
+    index, _ = live.current()
+    assert {key[0] for key in index.artifact_ids} == {"reference"} and len(index.filter) == 2
+    assert live.extensions == 1
+    _same_index(index, artifact_index_load(kind="reference"))
 
 
 def test_the_client_and_the_hook_import_nothing_of_django():

@@ -214,3 +214,41 @@ def test_the_hook_exits_0_in_time_whatever_happens(tmp_path):
     assert time.monotonic() - started < 10
     log = (tmp_path / ".poimen" / "hook.log").read_text()
     assert "unchecked 1 records" in log and "hook failed" in log
+
+
+def _stop_event(transcript):
+    return {"session_id": SESSION, "transcript_path": str(transcript), "hook_event_name": "Stop"}
+
+
+@pytest.fixture
+def transcript(tmp_path, make_artifact):
+    skill = make_artifact(name="release-notes")
+    path = tmp_path / "projects" / "-home-dev-shop" / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = _transcript_lines(skill.text)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize("label", [None, "laptop"])
+def test_a_transcript_the_hook_sent_adds_nothing_when_ingested_later(hook_env, transcript, label):
+    from django.core.management import call_command
+
+    assert _hook(_stop_event(transcript), hook_env).returncode == 0
+    assert Record.objects.count() == 3
+    call_command("ingest", str(transcript), *(["--source", label] if label else []))
+    assert Record.objects.count() == 3
+    assert set(Record.objects.values_list("identity", flat=True)) == {
+        f"claude-code:{SESSION}/{uuid}/0" for uuid in ("u1", "u2", "u3")
+    }
+
+
+def test_a_transcript_ingested_first_adds_nothing_when_the_hook_sends_it(hook_env, transcript):
+    from django.core.management import call_command
+
+    call_command("ingest", str(transcript), "--source", "laptop")
+    assert Record.objects.count() == 3
+    assert _hook(_stop_event(transcript), hook_env).returncode == 0
+    assert Record.objects.count() == 3
+    log = Path(hook_env["POIMEN_HOOK_LOG"]).read_text()
+    assert "3 new records sent (evidence 2, excluded 1)" in log  # answered, stored once

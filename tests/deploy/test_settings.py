@@ -65,8 +65,22 @@ def test_serve_refuses_a_database_not_migrated(tmp_path):
 def test_a_command_on_a_fresh_database_names_migrate(tmp_path):
     result = manage("export_records", "--output", str(tmp_path / "out.jsonl"), home=tmp_path)
     assert result.returncode == 2
+    assert result.stderr.startswith("export_records failed: no such table")
     assert "database not migrated" in result.stderr
     assert "run `python manage.py migrate`" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_migration_that_fails_is_named_with_its_error(tmp_path):
+    """Not "database not migrated: run migrate", which is what was just run."""
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "db.sqlite3") as database:  # in the way of 0011
+        database.execute("CREATE TABLE poimen_apitoken (id integer)")
+    result = manage("migrate", home=tmp_path)
+    assert result.returncode == 2
+    assert "migrate failed applying poimen.0011_api_tokens_and_permissions" in result.stderr
+    assert "table" in result.stderr and "already exists" in result.stderr
     assert "Traceback" not in result.stderr
 
 

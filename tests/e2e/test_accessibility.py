@@ -31,6 +31,7 @@ def pages(desk_data, tuner):
         actor=tuner,
         filters_described="kind skill",
     )
+    pasted = _pasted_across_kinds()
     return {
         "overview": "/",
         "exclusions": "/exclusions/",
@@ -38,8 +39,10 @@ def pages(desk_data, tuner):
         "record": f"/records/{record.pk}/?list=exclusions",
         "record-near-miss": f"/records/{desk_data['near'].pk}/?list=near_misses",
         "record-unmatched": f"/records/{desk_data['unrelated'].pk}/",
+        "record-across-kinds": f"/records/{pasted.pk}/?list=exclusions",
         "artifacts": "/artifacts/",
         "artifact": f"/artifacts/{record.best_artifact_id}/",
+        "artifact-part": f"/artifacts/{record.best_artifact_id}/?part=1",
         "runs": "/runs/",
         "audit": "/audit/",
         "export": "/export/?list=exclusions",
@@ -47,7 +50,72 @@ def pages(desk_data, tuner):
         "review": "/review/?list=near_misses",
         "tuning": "/tuning/",
         "tuning-skill": "/tuning/skill/?value=0.35",
+        **team_pages(desk_data, tuner),
     }
+
+
+def team_pages(desk_data, tuner):
+    """The team's pages with something on them: a record waiting for tom's blind second
+    review, a disagreement he may settle, claims in force, agreement figures."""
+    from django.contrib.auth.models import User
+    from django.test import override_settings
+
+    from poimen.models import Record, SecondReview
+    from poimen.services import records_claim, second_review_give
+
+    sam = User.objects.create_user("sam", password="samsamsam")
+    sam.groups.add(*tuner.groups.all())
+    artifact = desk_data["verbatim"].best_artifact
+    waiting, disputed = (
+        Record.objects.create(
+            run=desk_data["verbatim"].run, source="a11y", external_id=f"borderline-{n}",
+            text=f"A borderline copy {n}.", sha256=f"{n:064d}", status="excluded", derived=True,
+            best_overlap=0.81, best_artifact=artifact,
+        )
+        for n in range(2)
+    )  # fmt: skip
+    with override_settings(POIMEN_SECOND_REVIEW_SHARE=1.0):
+        review_record(record=waiting, verdict="confirmed", actor=sam)
+        review_record(record=disputed, verdict="confirmed", actor=tuner)
+    second_review_give(
+        second=SecondReview.objects.get(record=disputed), verdict="false_positive", actor=sam
+    )
+    records_claim(records=Record.objects.filter(review__isnull=True), actor=sam, size=1)
+    return {
+        "team": "/team/",
+        "second-review": "/team/second/",
+        "disagreements": "/team/disagreements/",
+    }
+
+
+def _pasted_across_kinds():
+    """A record pasted from a skill and a reference page: the record view's numbers across
+    kinds."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from filter import renderings
+    from poimen.models import Record
+    from poimen.services import artifact_register, records_ingest
+    from tests.texts import reference, skill
+
+    texts = {"git-commit-message": skill("git-commit-message")}
+    texts["celery-task-retries"] = reference("celery-task-retries")
+    artifact_register(kind="skill", name="git-commit-message", text=texts["git-commit-message"])
+    artifact_register(
+        kind="reference", name="celery-task-retries", text=texts["celery-task-retries"]
+    )
+    text = "\n\n".join(
+        renderings.word_slice(t, words=int(len(t.split()) * 0.62), seed=5) for t in texts.values()
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "pasted.jsonl"
+        path.write_text(json.dumps({"id": "pasted", "text": text}) + "\n", encoding="utf-8")
+        records_ingest(paths=[path], source="pasted")
+    record = Record.objects.get(source="pasted")
+    assert record.mixed_coverage and record.status == "excluded"
+    return record
 
 
 def log_in(page, live_server):

@@ -1,5 +1,7 @@
 """The shingle index (filter/index.py): which artifact positions a record's shingle finds."""
 
+import numpy as np
+
 from filter import ArtifactRecord
 from filter.index import MAX_REPEATS, ShingleIndex
 
@@ -13,3 +15,46 @@ def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_on
 
     assert len(record_pos) == MAX_REPEATS
     assert sorted(artifact_pos.tolist()) == list(range(MAX_REPEATS))
+
+
+def _arrays(index: ShingleIndex) -> list:
+    index.merge()
+    return [index._hashes, index._artifacts, index._positions, index._directory, index._bitmap]
+
+
+def test_adding_to_a_merged_index_gives_the_arrays_one_build_of_everything_gives():
+    """Later artifacts are merged into the sorted arrays (and counted into the directory and
+    bitmap where their sizes stay) rather than everything being sorted again: the result
+    must be the same, entry for entry, equal hashes across artifacts included."""
+    rng = np.random.default_rng(2026)
+    pool = rng.integers(0, 2**63, size=3000, dtype=np.uint64)  # shared hashes: equal entries
+    texts = [
+        np.concatenate([rng.choice(pool, 40), rng.integers(0, 2**63, 300, dtype=np.uint64)])
+        for _ in range(40)
+    ]
+    whole = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        whole.add(number, shingles)
+    expected = _arrays(whole)
+    # 12,800 entries: 35 texts and then 1 or 5 more keep the directory's and bitmap's sizes;
+    # 10 and then 30 do not.
+    for first, steps in ((35, (1, 4)), (35, (5,)), (10, (30,)), (0, (40,))):
+        grown = ShingleIndex()
+        for number in range(first):
+            grown.add(number, texts[number])
+        grown.merge()
+        number = first
+        for step in steps:
+            shared = grown.copy()
+            before = [a.copy() for a in _arrays(shared)]
+            for _ in range(step):
+                grown.add(number, texts[number])
+                number += 1
+            grown.merge()
+            # the index copied from is left as it was (a check may be using it)
+            assert all(np.array_equal(a, b) for a, b in zip(_arrays(shared), before, strict=True))
+        for mine, theirs in zip(_arrays(grown), expected, strict=True):
+            assert np.array_equal(mine, theirs)
+        probe = np.concatenate([texts[3][:50], texts[-1][:50], pool[:20]])
+        for mine, theirs in zip(grown.lookup(probe), whole.lookup(probe), strict=True):
+            assert np.array_equal(mine, theirs)

@@ -5,7 +5,8 @@ not breach.
   versions, whose every shingle is then boilerplate;
 - a copy with about one word in ten substituted, inserted or deleted, at random places, so
   that edits cluster;
-- a record pasted from large slices of two artifacts, neither of them enough alone.
+- a record pasted from large slices of two artifacts, neither of them enough alone (of two
+  kinds: tests/filter/test_pasted_across_kinds.py).
 
 None of it may cost a false positive: a mention, a one-sentence quote, a few short quotes in a
 discussion, independent docs on the same topic and an unregistered page of a registered

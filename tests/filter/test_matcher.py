@@ -39,7 +39,7 @@ def test_coverage_is_per_kind():
     derived_filter.add(ArtifactRecord.from_text(kind="reference", name="r", text=guide))
     commit_sections = renderings.sections(skill("git-commit-message"))
     guide_sections = renderings.sections(guide)
-    # Half skill, half reference: neither kind makes up enough of the record on its own.
+    # Half skill, half reference: neither kind makes up enough of the record on its own...
     record = "\n".join(commit_sections[:3] + guide_sections[3:5])
 
     verdict = derived_filter.check(record)
@@ -47,7 +47,11 @@ def test_coverage_is_per_kind():
     assert set(verdict.coverage) == {"skill", "reference"}
     assert 0.3 < verdict.coverage["skill"] < 0.7
     assert 0.3 < verdict.coverage["reference"] < 0.7
-    assert not verdict.derived
+    # ... and together they are all of it: the coverage across kinds decides.
+    assert verdict.mixed.kinds == ("reference", "skill")
+    assert verdict.mixed.coverage > 0.95
+    assert verdict.derived
+    assert verdict.decided_by is verdict.mixed
 
 
 def test_min_shared_keeps_a_short_verbatim_phrase_from_being_a_copy():

@@ -98,6 +98,28 @@ def test_a_project_registers_what_an_agent_working_in_it_loads(project):
     assert (again.registered, again.already) == (0, 8)
 
 
+def test_the_hook_names_each_file_a_project_import_registers_as_the_import_does(project):
+    """poimen-hook registers a file as the agent writes it; by the one rule (agent_files)
+    it is the artifact import_artifacts --project makes of it."""
+    from poimen.agent_files import file_artifact
+
+    write(project / "docs" / "memory" / "decisions.md", "# Decisions\n\nPostgres, not MySQL.\n")
+    artifacts_import(path=project, project=True)
+    imported = set(Artifact.objects.values_list("kind", "name", "text"))
+    named = set()
+    for path in project.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            found = file_artifact(path, text, project)
+            if found:
+                named.add((*found, text))
+    supporting = {("skill", "deploy/runbook.md")}  # a skill's file: the walk of its folder's
+    assert {(k, n) for k, n, _ in imported} - supporting == {(k, n) for k, n, _ in named}
+    assert {a for a in imported if a[:2] not in supporting} == named
+    assert ("memory", "docs/memory/decisions.md") in {(k, n) for k, n, _ in named}
+    assert file_artifact(project / "docs" / "architecture.md", "# A", project) is None
+
+
 def test_the_command_lists_the_kinds_it_created(project):
     out = StringIO()
     call_command("import_artifacts", str(project), "--project", stdout=out)
