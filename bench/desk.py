@@ -168,6 +168,18 @@ FILL = [
     """,
 ]
 
+# Where in its artifact each record's best match copies: a passage of 20-40 of the artifact's
+# 242 words, at a place that moves with the record (the heat map's input).
+HEAT_MAP_FILL = [
+    """
+    UPDATE poimen_match AS m
+    SET artifact_ranges = jsonb_build_array(
+        jsonb_build_array(m.record_id %% 200, m.record_id %% 200 + 20 + m.record_id %% 21))
+    FROM poimen_record AS r
+    WHERE r.id = m.record_id AND m.artifact_id = r.best_artifact_id
+    """,
+]
+
 
 def fill(records: int) -> dict:
     from django.contrib.auth import get_user_model
@@ -187,7 +199,7 @@ def fill(records: int) -> dict:
     }
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        for statement in FILL:
+        for statement in FILL + HEAT_MAP_FILL:
             cursor.execute(statement, params)
         cursor.execute("VACUUM ANALYZE")
     return {"seconds": time.perf_counter() - started}
@@ -354,12 +366,27 @@ def request_sets() -> list[tuple[str, list[tuple[str, dict]]]]:
         (f"/tuning/skill/?value={value}", preview_fragment)
         for value in ("0.79", "0.78", "0.75", "0.82", "0.85", "0.7", "0.9", "0.81")
     ]
+    # Tuning from the verdicts: the estimates table as its own fragment at values around the
+    # current 0.80 (the preview fragment above carries them and the flips too), and the
+    # artifact page's heat map, whole and one part's records.
+    estimates_fragment = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "estimates"}
+    estimates = [
+        (f"/tuning/skill/?value={value}", estimates_fragment)
+        for value in ("0.79", "0.75", "0.85", "0.7", "0.9")
+    ]
+    artifact = first.items[0].best_artifact_id
+    copies_fragment = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "copies"}
+    heat_map = [(f"/artifacts/{artifact}/", plain)] + [
+        (f"/artifacts/{artifact}/?part={part}", copies_fragment) for part in (2, 3, 4)
+    ]
     return [
         ("exclusions page", exclusions),
         ("near-miss page", near_misses),
         ("threshold preview", previews),
         ("exclusions search", searches),
         ("review mode next", review_next),
+        ("tuning estimates", estimates),
+        ("artifact heat map", heat_map),
     ]
 
 

@@ -102,6 +102,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc: an upper bound
 
 
+def cpu_now() -> float:
+    """CPU seconds of this process and of its children that ended (the forked checking
+    processes of a local run, reaped when its pool closes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def phase_matcher(folder: Path, records_file: Path, batch_size: int) -> dict:
     from filter import ArtifactRecord, DerivedFilter
 
@@ -112,7 +120,7 @@ def phase_matcher(folder: Path, records_file: Path, batch_size: int) -> dict:
     derived_filter.check("warm the index before the clock starts")
     baseline = peak_rss_mb()
     n = derived = 0
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), cpu_now()
     with open(records_file, "rb") as stream:
         # In batches, with check_many, as ingest checks them: the matcher at its best.
         batch: list[str] = []
@@ -124,7 +132,13 @@ def phase_matcher(folder: Path, records_file: Path, batch_size: int) -> dict:
         derived += sum(v.derived for v in derived_filter.check_many(batch)) if batch else 0
         n += len(batch)
     seconds = time.perf_counter() - started
-    return {"records": n, "seconds": seconds, "derived": derived, "baseline_mb": baseline}
+    return {
+        "records": n,
+        "seconds": seconds,
+        "cpu_all_seconds": cpu_now() - cpu_started,
+        "derived": derived,
+        "baseline_mb": baseline,
+    }
 
 
 def prepared_database(folder: Path) -> None:
@@ -149,7 +163,7 @@ def phase_ingest(
     from poimen.services import records_ingest
 
     baseline = peak_rss_mb()
-    started, cpu_started = time.perf_counter(), time.process_time()
+    started, cpu_started, all_started = time.perf_counter(), time.process_time(), cpu_now()
     result = records_ingest(
         paths=[records_file], batch_size=batch_size, workers=workers, filtered=filtered
     )
@@ -162,6 +176,7 @@ def phase_ingest(
         "records": result.new,
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
+        "cpu_all_seconds": cpu_now() - all_started,  # its checking processes' too
         "derived": sum(result.excluded.values()) + sum(result.redacted.values()),
         "redacted": sum(result.redacted.values()),
         "baseline_mb": baseline,
@@ -226,12 +241,15 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
         f"\n{corpus['records']:,} records (mean {corpus['mean_bytes']:,.0f} bytes, "
         f"{corpus['planted']:,} planted copies), {n_artifacts:,} artifacts, PostgreSQL\n"
     )
-    print(f"{'phase':<28}{'records':>10}{'seconds':>10}{'records/s':>12}{'peak RSS MB':>14}")
+    print(
+        f"{'phase':<28}{'records':>10}{'seconds':>10}{'records/s':>12}{'peak RSS MB':>14}"
+        f"{'CPU us/record':>15}"
+    )
     for name, row in rows:
         rate = row["records"] / row["seconds"]
         print(
             f"{name:<28}{row['records']:>10,}{row['seconds']:>10.1f}{rate:>12,.0f}"
-            f"{row['peak_mb']:>14,.0f}"
+            f"{row['peak_mb']:>14,.0f}{cpu_per_record(row):>15,.0f}"
         )
     by_label = dict(rows)
     matcher, *ingests, exclusion_only, quarter = (row for _, row in rows[:6])
@@ -266,11 +284,24 @@ def print_report(corpus: dict, n_artifacts: int, rows: list[tuple[str, dict]]) -
     queued = [row for label, row in rows if label.startswith("ingest, queued")]
     if len(queued) == 2:
         one, two = (rate_of(row) for row in queued)
-        local = rate_of(by_label["ingest, 1 worker"])
+        local_row = by_label["ingest, 1 worker"]
+        local = rate_of(local_row)
         print(
             f"queued: 2 workers {two / one:.2f}x 1 worker (target >= 1.5x with the cores), "
             f"1 queued worker {one / local:.2f}x 1 local worker (overhead target <= 20%)"
         )
+        one_cpu, two_cpu = (cpu_per_record(row) for row in queued)
+        busy = [row["cpu_all_seconds"] / row["seconds"] for row in queued]
+        print(
+            f"queued CPU a record: 1 worker {one_cpu / cpu_per_record(local_row):.2f}x 1 local "
+            f"worker's, 2 workers {two_cpu / one_cpu:.2f}x 1 worker's; cores busy (CPU seconds "
+            f"a second): 1 worker {busy[0]:.2f}, 2 workers {busy[1]:.2f}"
+        )
+
+
+def cpu_per_record(row: dict) -> float:
+    """Microseconds of CPU a record, every process of the row but PostgreSQL's."""
+    return row["cpu_all_seconds"] / row["records"] * 1e6
 
 
 def rate_of(row: dict) -> float:

@@ -40,9 +40,35 @@ def private_redis():
             server.wait(timeout=30)
 
 
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds so far of a process and every process under it (a celery worker and its
+    pool process), from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total, pids = 0.0, [pid]
+    while pids:
+        pid = pids.pop()
+        try:
+            # utime and stime: fields 14 and 15, counted after the command's closing bracket
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                pids += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:
+            continue  # ended meanwhile
+    return total
+
+
+def redis_cpu(url: str) -> float:
+    import redis
+
+    info = redis.Redis.from_url(url).info("cpu")
+    return info["used_cpu_user"] + info["used_cpu_sys"]
+
+
 @contextmanager
 def celery_workers(count: int, env: dict, log_folder: Path):
-    """`count` workers of one pool process each, ready when this yields."""
+    """`count` workers of one pool process each, ready when this yields a function that
+    says their CPU seconds so far."""
     started = []
     for number in range(count):
         log = log_folder / f"worker-{number}.log"
@@ -61,7 +87,7 @@ def celery_workers(count: int, env: dict, log_folder: Path):
                 if process.poll() is not None or time.monotonic() > deadline:
                     sys.exit(f"a celery worker did not start; see {log}")
                 time.sleep(0.1)
-        yield
+        yield lambda: sum(process_tree_cpu(process.pid) for process, _ in started)
     finally:
         for process, _ in started:
             os.killpg(process.pid, signal.SIGTERM)
@@ -78,15 +104,20 @@ def phase_queued(folder: Path, records_file: Path, batch_size: int, workers: int
     from poimen.services import records_ingest_queued
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "poimen.settings"}
-    with celery_workers(workers, env, folder):
+    broker = os.environ["CELERY_BROKER_URL"]
+    with celery_workers(workers, env, folder) as workers_cpu:
         baseline = peak_rss_mb()
+        cpu_started = time.process_time() + workers_cpu() + redis_cpu(broker)
         started = time.perf_counter()
         result = records_ingest_queued(paths=[records_file], batch_size=batch_size)
         seconds = time.perf_counter() - started
+        # the command's, the workers' and the broker's CPU: every process but PostgreSQL's
+        cpu_all = time.process_time() + workers_cpu() + redis_cpu(broker) - cpu_started
     assert result.errors == 0 and result.new == result.read, result.as_counts()
     return {
         "records": result.new,
         "seconds": seconds,
+        "cpu_all_seconds": cpu_all,
         "derived": sum(result.excluded.values()) + sum(result.redacted.values()),
         "redacted": sum(result.redacted.values()),
         "baseline_mb": baseline,

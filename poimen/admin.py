@@ -15,6 +15,7 @@ from poimen.models import (
     QueuedBatch,
     Record,
     Review,
+    SavedFilter,
     SecondReview,
     ThresholdChange,
 )
@@ -107,6 +108,15 @@ class QueuedBatchAdmin(ReadOnlyAdmin):
     list_display = ["job", "number", "state", "size", "attempts", "worker", "sent_at", "done_at"]
     list_filter = ["state"]
     search_fields = ["job", "worker"]
+
+
+@admin.register(SavedFilter)
+class SavedFilterAdmin(ReadOnlyAdmin):
+    """A user's saved filters, read-only like the rest (each user manages theirs on the desk)."""
+
+    list_display = ["name", "user", "list_name", "query", "updated_at"]
+    list_filter = ["list_name"]
+    search_fields = ["name", "user__username"]
 
 
 # --- the desk for a team ----------------------------------------------------------------------

@@ -139,3 +139,51 @@ def histogram_chart(
         log_scale=log_scale,
         legend=[(verdict, VERDICT_LABELS[verdict]) for verdict in VERDICTS],
     )
+
+
+# --- the reviewers' estimates over the histogram (selectors.estimates) ----------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    threshold: float
+    value: float
+
+
+@dataclass(frozen=True)
+class EstimateLines:
+    """Precision and recall at each threshold, on the histogram's x axis and a 0–1 scale of
+    the plot's height: each a polyline of its points (told apart by dash and marker shape,
+    not by colour alone)."""
+
+    precision: list[Point]
+    recall: list[Point]
+
+    @staticmethod
+    def _points(points: list[Point]) -> str:
+        return " ".join(f"{p.x},{p.y}" for p in points)
+
+    @property
+    def precision_points(self) -> str:
+        return self._points(self.precision)
+
+    @property
+    def recall_points(self) -> str:
+        return self._points(self.recall)
+
+
+def estimate_lines(rows) -> EstimateLines:
+    """`rows`: selectors.ThresholdEstimate, in threshold order; those with no estimate are
+    left out of their line."""
+
+    def point(threshold: float, value: float) -> Point:
+        return Point(_x(threshold), round(TOP + PLOT_HEIGHT * (1 - value), 1), threshold, value)
+
+    return EstimateLines(
+        precision=[
+            point(r.threshold, r.precision.value) for r in rows if r.precision.value is not None
+        ],
+        recall=[point(r.threshold, r.recall.value) for r in rows if r.recall.value is not None],
+    )

@@ -23,6 +23,9 @@ class CheckedMatch:
     threshold: float
     # its passages as [start, end) character spans of the record, for a redaction
     spans: tuple[tuple[int, int], ...] = ()
+    # the same passages as [start, end) word positions of the artifact (its tokenise() words),
+    # for the artifact's heat map: cheap here, where the alignments are at hand
+    artifact_ranges: tuple[tuple[int, int], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -60,6 +63,7 @@ def summarise(verdict: Verdict, text: str) -> Checked:
             spans=tuple(
                 passage_spans(tokens, ((a.record_start, a.record_end) for a in m.alignments))
             ),
+            artifact_ranges=tuple((a.artifact_start, a.artifact_end) for a in m.alignments),
         )
         for m in verdict.matches
     )

@@ -9,7 +9,7 @@ from datetime import date
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
-from poimen.models import Event, KindPolicy, Record, Review
+from poimen.models import Event, KindPolicy, Record, Review, SavedFilter
 from poimen.selectors import (
     AuditFilters,
     ListFilters,
@@ -17,7 +17,7 @@ from poimen.selectors import (
     kinds_known,
     runs_for_filter,
 )
-from poimen.services import UNCHECKED, threshold_check
+from poimen.services import NOTE_MAX_LENGTH, UNCHECKED, threshold_check
 
 VERDICT_FILTER_CHOICES = [
     ("", "any verdict"),
@@ -71,6 +71,10 @@ class ListFilterForm(forms.Form):
     overlap_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Overlap from")
     overlap_max = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
     verdict = forms.ChoiceField(required=False, choices=VERDICT_FILTER_CHOICES)
+    # The reasons are Review.Reason's (their one home), a false positive's alone.
+    reason = forms.ChoiceField(
+        required=False, choices=[("", "any reason"), *Review.Reason.choices], label="Reason"
+    )
     decision = forms.ChoiceField(required=False, choices=DECISION_FILTER_CHOICES)
     source = forms.CharField(required=False, max_length=255)
     run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
@@ -84,6 +88,7 @@ class ListFilterForm(forms.Form):
         "overlap_min": "overlap at least",
         "overlap_max": "overlap at most",
         "date_to": "ingested until",
+        "reason": "released as false positive because",
     }
 
     def __init__(self, data=None, *, with_verdict: bool = True):
@@ -125,6 +130,17 @@ class ListFilterForm(forms.Form):
         if not ids:
             raise forms.ValidationError(f"no artifact is named {value!r}")
         return ids
+
+    def clean(self):
+        data = super().clean()
+        verdict = data.get("verdict")
+        if data.get("reason") and verdict not in (None, "", Review.Verdict.FALSE_POSITIVE):
+            self.add_error(
+                "reason",
+                "only a false positive has a reason: choose the verdict “false positive” or "
+                "any verdict",
+            )
+        return data
 
     def described(self) -> str:
         """The filters in force, in words: "kind skill · verdict not reviewed · search “x”"."""
@@ -173,7 +189,7 @@ class VerdictForm(SeenReviewForm):
     verdict = forms.ChoiceField(required=False, choices=Review.Verdict.choices)
     reason = forms.ChoiceField(required=False, choices=Review.Reason.choices)
     note = forms.CharField(
-        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+        required=False, max_length=NOTE_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 2})
     )
 
     def clean(self):
@@ -183,6 +199,29 @@ class VerdictForm(SeenReviewForm):
         if not data.get("verdict"):
             raise forms.ValidationError("That verdict is not one of the choices.")
         return data
+
+
+class NoteForm(SeenReviewForm):
+    """The note of the verdict in force, added or changed later (from a list row, the record
+    view or the review mode); empty clears it, unless the verdict's reason needs one."""
+
+    note = forms.CharField(
+        required=False,
+        max_length=NOTE_MAX_LENGTH,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+
+class SavedFilterForm(forms.Form):
+    """A name for the filters shown, to save them (or to rename a saved filter)."""
+
+    name = forms.CharField(
+        max_length=SavedFilter._meta.get_field("name").max_length,
+        label="Name",
+        error_messages={"required": "Give the filters a name to save them under."},
+        widget=forms.TextInput(attrs={"placeholder": "e.g. skills to release"}),
+    )
 
 
 class BulkVerdictForm(forms.Form):

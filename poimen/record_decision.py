@@ -155,6 +155,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
             shared=m.shared,
             threshold=m.threshold,
             spans=[list(span) for span in m.spans],
+            artifact_ranges=[list(r) for r in m.artifact_ranges],
         )
         for m in kept
     ]

@@ -44,16 +44,8 @@ def _run(task, write, job: str, number: int, **kwargs) -> None:
 
 
 @app.task(bind=True, name=queued.INGEST_TASK)
-def ingest_batch(self, job, number, run_id, filtered, candidates):
-    _run(
-        self,
-        queued.queued_ingest_write,
-        job,
-        number,
-        run_id=run_id,
-        filtered=filtered,
-        candidates=candidates,
-    )
+def ingest_batch(self, job, number, run_id, filtered):
+    _run(self, queued.queued_ingest_write, job, number, run_id=run_id, filtered=filtered)
 
 
 @app.task(bind=True, name=queued.REFILTER_TASK)

@@ -12,6 +12,7 @@ from poimen.views import (
     record,
     review,
     runs,
+    saved_filters,
     team,
     tuning,
 )
@@ -50,6 +51,7 @@ urlpatterns = [
     path("records/<int:record_id>/", record.record, name="record"),
     path("records/<int:record_id>/review/", record.record_review, name="record_review"),
     path("records/<int:record_id>/undo/", record.record_undo, name="record_undo"),
+    path("records/<int:record_id>/note/", record.record_note, name="record_note"),
     path("artifacts/", artifacts.artifacts, name="artifacts"),
     path("artifacts/<int:artifact_id>/", artifacts.artifact, name="artifact"),
     path("runs/", runs.runs, name="runs"),
@@ -57,6 +59,20 @@ urlpatterns = [
     path("tuning/", tuning.tuning, name="tuning"),
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
     path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
+    # A reviewer's saved filters (views/saved_filters.py).
+    path("filters/", saved_filters.saved_filters, name="saved_filters"),
+    path("filters/save/", saved_filters.saved_filter_save, name="saved_filter_save"),
+    path("filters/<int:saved_id>/", saved_filters.saved_filter_apply, name="saved_filter_apply"),
+    path(
+        "filters/<int:saved_id>/rename/",
+        saved_filters.saved_filter_rename,
+        name="saved_filter_rename",
+    ),
+    path(
+        "filters/<int:saved_id>/delete/",
+        saved_filters.saved_filter_delete,
+        name="saved_filter_delete",
+    ),
     # The desk for a team: claims, second (blind) reviews, disagreements (poimen/views/team.py).
     path("claims/", team.claim, name="claim"),
     path("claims/release/", team.claims_release, name="claims_release"),

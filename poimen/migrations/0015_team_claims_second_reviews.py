@@ -6,48 +6,183 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0014_queued_batch'),
+        ("poimen", "0014_queued_batch"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked'), ('records_stored', 'Records Stored'), ('api_token_created', 'Api Token Created'), ('api_token_revoked', 'Api Token Revoked'), ('records_claimed', 'Records claimed'), ('claims_released', 'Claims released'), ('second_review_routed', 'Sent to a second reviewer'), ('second_review_given', 'Second verdict'), ('disagreement_settled', 'Disagreement settled')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("derived_redacted", "Derived Redacted"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("policy_changed", "Policy Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("review_bulk", "Bulk verdict"),
+                    ("review_bulk_undone", "Bulk verdict undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                    ("user_added", "User Added"),
+                    ("login_locked_out", "Login Locked Out"),
+                    ("login_unlocked", "Login Unlocked"),
+                    ("records_stored", "Records Stored"),
+                    ("api_token_created", "Api Token Created"),
+                    ("api_token_revoked", "Api Token Revoked"),
+                    ("records_claimed", "Records claimed"),
+                    ("claims_released", "Claims released"),
+                    ("second_review_routed", "Sent to a second reviewer"),
+                    ("second_review_given", "Second verdict"),
+                    ("disagreement_settled", "Disagreement settled"),
+                ],
+                max_length=40,
+            ),
         ),
         migrations.CreateModel(
-            name='Claim',
+            name="Claim",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('claimed_at', models.DateTimeField()),
-                ('expires_at', models.DateTimeField()),
-                ('record', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='claim', to='poimen.record')),
-                ('reviewer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("claimed_at", models.DateTimeField()),
+                ("expires_at", models.DateTimeField()),
+                (
+                    "record",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="claim",
+                        to="poimen.record",
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['reviewer', 'expires_at'], name='claim_reviewer_expires')],
+                "indexes": [
+                    models.Index(fields=["reviewer", "expires_at"], name="claim_reviewer_expires")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SecondReview',
+            name="SecondReview",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(blank=True, choices=[('confirmed', 'confirmed (exclusion or redaction)'), ('false_positive', 'false positive (release to evidence)'), ('false_negative', 'false negative (exclude)')], max_length=20)),
-                ('judged_at', models.DateTimeField(blank=True, null=True)),
-                ('settled_verdict', models.CharField(blank=True, choices=[('confirmed', 'confirmed (exclusion or redaction)'), ('false_positive', 'false positive (release to evidence)'), ('false_negative', 'false negative (exclude)')], max_length=20)),
-                ('settled_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('first_review', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='poimen.review')),
-                ('record', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='second_review', to='poimen.record')),
-                ('reviewer', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('settled_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("confirmed", "confirmed (exclusion or redaction)"),
+                            ("false_positive", "false positive (release to evidence)"),
+                            ("false_negative", "false negative (exclude)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("judged_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "settled_verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("confirmed", "confirmed (exclusion or redaction)"),
+                            ("false_positive", "false positive (release to evidence)"),
+                            ("false_negative", "false negative (exclude)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("settled_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "first_review",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="poimen.review",
+                    ),
+                ),
+                (
+                    "record",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="second_review",
+                        to="poimen.record",
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "settled_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['judged_at', 'settled_at'], name='second_review_state')],
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('verdict', ''), ('judged_at', None)), models.Q(models.Q(('verdict', ''), _negated=True), models.Q(('judged_at', None), _negated=True), models.Q(('reviewer', None), _negated=True)), _connector='OR'), name='second_review_judged_whole'), models.CheckConstraint(condition=models.Q(models.Q(('settled_at', None), ('settled_verdict', '')), models.Q(models.Q(('settled_verdict', ''), _negated=True), models.Q(('settled_at', None), _negated=True), models.Q(('judged_at', None), _negated=True)), _connector='OR'), name='second_review_settled_after_judged')],
+                "indexes": [
+                    models.Index(fields=["judged_at", "settled_at"], name="second_review_state")
+                ],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("verdict", ""), ("judged_at", None)),
+                            models.Q(
+                                models.Q(("verdict", ""), _negated=True),
+                                models.Q(("judged_at", None), _negated=True),
+                                models.Q(("reviewer", None), _negated=True),
+                            ),
+                            _connector="OR",
+                        ),
+                        name="second_review_judged_whole",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("settled_at", None), ("settled_verdict", "")),
+                            models.Q(
+                                models.Q(("settled_verdict", ""), _negated=True),
+                                models.Q(("settled_at", None), _negated=True),
+                                models.Q(("judged_at", None), _negated=True),
+                            ),
+                            _connector="OR",
+                        ),
+                        name="second_review_settled_after_judged",
+                    ),
+                ],
             },
         ),
     ]

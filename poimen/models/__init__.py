@@ -1,6 +1,6 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
 matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
-reviews. Import them from here."""
+reviews, saved filters. Import them from here."""
 
 from poimen.models.api_tokens import ApiToken
 from poimen.models.artifacts import (
@@ -16,6 +16,7 @@ from poimen.models.events import Event, EventManager
 from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
+from poimen.models.saved_filters import SavedFilter
 from poimen.models.team import Claim, SecondReview
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "QueuedBatch",
     "Record",
     "Review",
+    "SavedFilter",
     "SecondReview",
     "ThresholdChange",
     "default_min_shared",

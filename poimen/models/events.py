@@ -48,6 +48,7 @@ class Event(models.Model):
         REVIEW_FALSE_POSITIVE = "review_false_positive"
         REVIEW_FALSE_NEGATIVE = "review_false_negative"
         REVIEW_UNDONE = "review_undone"
+        REVIEW_NOTED = "review_noted", "Note on a verdict"
         REVIEW_BULK = "review_bulk", "Bulk verdict"
         REVIEW_BULK_UNDONE = "review_bulk_undone", "Bulk verdict undone"
         ARTIFACT_REGISTERED = "artifact_registered"
@@ -114,6 +115,7 @@ class Event(models.Model):
         ("across_kinds", "across kinds"),
         ("reason", "reason"),
         ("note", "note"),
+        ("previous_note", "note before"),
         ("filters", "filters"),
         ("count", "records"),
         ("kept", "kept as judged since"),

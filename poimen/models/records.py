@@ -157,6 +157,14 @@ class Match(models.Model):
     threshold = models.FloatField(help_text="The kind's threshold when the decision was made.")
     # Its passages in the record, [start, end) pairs: what a policy or threshold change cuts.
     spans = models.JSONField(default=list, blank=True)
+    # The same passages as [start, end) word positions of the artifact's text (filter's
+    # tokenise): where in the artifact the record copies, for its heat map. Empty for a match
+    # stored before they were kept, until a refilter.
+    # (A database default as well, so that rows written in SQL, as the benchmarks fill them,
+    # need not name it.)
+    artifact_ranges = models.JSONField(
+        default=list, db_default=models.Value([], models.JSONField()), blank=True
+    )
 
     class Meta:
         verbose_name_plural = "matches"

@@ -26,6 +26,15 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
+from poimen.selectors.estimates import (
+    Estimate,
+    Estimates,
+    Flips,
+    ThresholdEstimate,
+    threshold_estimates,
+    threshold_flips,
+)
+from poimen.selectors.heatmap import HeatMap, PartCopies, artifact_heatmap, part_copies
 from poimen.selectors.kinds import (
     default_threshold,
     kinds_known,
@@ -69,6 +78,7 @@ from poimen.selectors.runs import (
     unfiltered_runs,
     with_queue_progress,
 )
+from poimen.selectors.saved_filters import saved_filter_of, saved_filters_of
 from poimen.selectors.team import (
     Agreement,
     ClaimHolder,
@@ -152,6 +162,8 @@ __all__ = [
     "record_matches",
     "report_floor",
     "reviewed_count",
+    "saved_filter_of",
+    "saved_filters_of",
     "next_unreviewed",
     "review_progress",
     "Progress",
@@ -165,6 +177,17 @@ __all__ = [
     "totals",
     "unfiltered_runs",
     "with_queue_progress",
+    # the verdicts on tuning (estimates), the artifact's heat map (heatmap)
+    "Estimate",
+    "Estimates",
+    "Flips",
+    "ThresholdEstimate",
+    "threshold_estimates",
+    "threshold_flips",
+    "HeatMap",
+    "PartCopies",
+    "artifact_heatmap",
+    "part_copies",
     # the desk for a team
     "Agreement",
     "ClaimHolder",

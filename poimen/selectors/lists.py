@@ -25,6 +25,8 @@ class ListFilters:
     overlap_min: float | None = None
     overlap_max: float | None = None
     verdict: str = ""
+    # a false positive's reason (Review.Reason): the records released for it
+    reason: str = ""
     # exclusions only: "excluded" (whole) or "redacted"; empty for both
     decision: str = ""
     source: str = ""
@@ -66,6 +68,8 @@ def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         queryset = queryset.filter(created_at__lt=day_start(filters.date_to + timedelta(days=1)))
     if filters.q:
         queryset = queryset.filter(text__icontains=filters.q)
+    if filters.reason:
+        queryset = queryset.filter(review__reason=filters.reason)
     return queryset
 
 
@@ -106,8 +110,8 @@ def list_neighbours(queryset: QuerySet, record: Record, *, sort: str):
 
 def exclusion_list(*, filters: ListFilters) -> QuerySet:
     """Records the filter or a reviewer excluded or redacted (`decision` says which, empty for
-    both); with verdict "false_positive", the released."""
-    if filters.verdict == Review.Verdict.FALSE_POSITIVE:
+    both); with verdict "false_positive" or a reason, the released."""
+    if filters.verdict == Review.Verdict.FALSE_POSITIVE or filters.reason:
         queryset = Record.objects.filter(review__verdict=Review.Verdict.FALSE_POSITIVE)
     else:
         decided = [filters.decision] if filters.decision else DECIDED_STATUSES

@@ -37,7 +37,23 @@ from poimen.services.export import (
 from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
-from poimen.services.reviews import UNCHECKED, ReviewConflict, review_record, review_undo
+from poimen.services.reviews import (
+    NOTE_MAX_LENGTH,
+    NOTE_REQUIRED,
+    UNCHECKED,
+    NoteRequired,
+    ReviewConflict,
+    note_required,
+    review_note,
+    review_record,
+    review_undo,
+)
+from poimen.services.saved_filters import (
+    saved_filter_delete,
+    saved_filter_query,
+    saved_filter_rename,
+    saved_filter_save,
+)
 from poimen.services.second_review import (
     SecondReviewTaken,
     disagreement_settle,
@@ -73,7 +89,16 @@ __all__ = [
     "records_ingest_queued",
     "records_refilter",
     "records_refilter_queued",
+    "NOTE_MAX_LENGTH",
+    "NOTE_REQUIRED",
+    "NoteRequired",
+    "note_required",
+    "review_note",
     "review_record",
+    "saved_filter_query",
+    "saved_filter_delete",
+    "saved_filter_rename",
+    "saved_filter_save",
     "review_undo",
     "reviews_bulk",
     "reviews_bulk_undo",

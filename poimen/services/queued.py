@@ -9,9 +9,13 @@ that failed for good with its input lines.
 """
 
 import dataclasses
+import json
+import logging
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from django.conf import settings
@@ -45,12 +49,58 @@ from poimen.services.ingest import (
     run_start,
 )
 
+log = logging.getLogger(__name__)
 INGEST_TASK = "poimen.ingest_batch"
 REFILTER_TASK = "poimen.refilter_batch"
 # How often the waiting command asks the database which batches are done.
 POLL_SECONDS = 0.05
 # Publishing waits out a broker restart this long before the command gives up.
 PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+
+# A queued ingest's records wait in the broker's Redis under a key of their own, compressed;
+# the task message names the key. Celery decodes every message's body in the worker's main
+# process before handing it to the pool process, which decodes it again: a megabyte of records
+# in the message cost the main process as much CPU a batch as a third of the batch's checking.
+PAYLOAD_PREFIX = "poimen:batch:"
+# Left by a command that was killed: gone after a day.
+PAYLOAD_EXPIRY_SECONDS = 24 * 3600
+_payload_store = None
+
+
+def payload_store():
+    """This process's client of the broker's Redis, which waits out a restart of it as the
+    Celery connection does (a minute, then the error)."""
+    global _payload_store
+    if _payload_store is None:
+        import redis
+        from redis.backoff import ExponentialBackoff
+        from redis.retry import Retry
+
+        _payload_store = redis.Redis.from_url(
+            settings.CELERY_BROKER_URL,
+            retry=Retry(ExponentialBackoff(cap=1, base=0.05), 60),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        )
+    return _payload_store
+
+
+def payload_key(job: str, number: int) -> str:
+    return f"{PAYLOAD_PREFIX}{job}:{number}"
+
+
+def payload_put(job: str, number: int, candidates: list[Candidate]) -> None:
+    rows = [dataclasses.asdict(c) for c in candidates]
+    packed = zlib.compress(json.dumps(rows).encode("utf-8"), 1)
+    payload_store().set(payload_key(job, number), packed, ex=PAYLOAD_EXPIRY_SECONDS)
+
+
+def payload_get(job: str, number: int) -> list[Candidate] | None:
+    """The batch's candidates; None when the broker lost them (the command sends them again)."""
+    packed = payload_store().get(payload_key(job, number))
+    if packed is None:
+        return None
+    return [Candidate(**row) for row in json.loads(zlib.decompress(packed))]
 
 
 class QueueUnavailable(InputError):
@@ -79,10 +129,12 @@ def queue_configured() -> str:
 class _Batches:
     """The batches of one queued command in flight: sent, not yet written or failed."""
 
-    def __init__(self, job: str, task: str, run: IngestRun | None = None):
+    def __init__(self, job: str, task: str, run: IngestRun | None = None, *, put=None):
         from poimen.celery import app  # only a queued command needs Celery at all
 
         self.app, self.job, self.task, self.run = app, job, task, run
+        # put(job, number, payload): stores a batch's records where its worker finds them
+        self.put = put
         self.number = 0
         self.pending: dict[int, tuple[object, list, float]] = {}  # number: payload, args, sent
 
@@ -97,13 +149,15 @@ class _Batches:
 
         payload, args, _ = self.pending[number]
         try:
+            if self.put is not None:
+                self.put(self.job, number, payload)
             self.app.send_task(
                 self.task,
                 args=[self.job, number, *args],
                 retry=True,
                 retry_policy=PUBLISH_RETRY,
             )
-        except BrokerError as error:
+        except (BrokerError, *_redis_errors()) as error:
             raise QueueUnavailable(
                 f"the queue's broker {settings.CELERY_BROKER_URL} cannot be reached ({error}); "
                 f"batches 1 to {self.number - 1} of {self.job} were sent, run it again to "
@@ -120,6 +174,8 @@ class _Batches:
                 job=self.job, number__in=list(self.pending), state__in=QueuedBatch.ENDED
             )
             ended = list(rows)
+            if ended and self.put is not None:
+                payload_store().delete(*(payload_key(self.job, row.number) for row in ended))
             for row in ended:
                 yield self.pending.pop(row.number)[0], row
             if ended:
@@ -129,6 +185,12 @@ class _Batches:
                 if now - sent > settings.POIMEN_QUEUE_RESEND_AFTER:
                     self._publish(number)
             time.sleep(POLL_SECONDS)
+
+
+def _redis_errors() -> tuple:
+    import redis
+
+    return (redis.ConnectionError, redis.TimeoutError)
 
 
 def failed_lines(candidates: list[Candidate], row: QueuedBatch) -> list[str]:
@@ -160,7 +222,7 @@ def records_ingest_queued(
         paths=paths, source=source, filtered=filtered, policies=Policies.load(), actor=actor
     )
     result = IngestResult(run=run)
-    batches = _Batches(f"ingest-{run.pk}", INGEST_TASK, run)
+    batches = _Batches(f"ingest-{run.pk}", INGEST_TASK, run, put=payload_put)
     in_flight: set = set()
 
     def settle(below: int) -> None:
@@ -189,7 +251,7 @@ def records_ingest_queued(
         if not fresh:
             continue
         in_flight.update(key for c in fresh for key in record_keys(c))
-        batches.send(fresh, len(fresh), [run.pk, filtered, [dataclasses.asdict(c) for c in fresh]])
+        batches.send(fresh, len(fresh), [run.pk, filtered])
         settle(below=settings.POIMEN_QUEUE_IN_FLIGHT)
     settle(below=1)
     run_finish(run, result)
@@ -298,13 +360,33 @@ def _written(row: QueuedBatch, worker: str, counts: dict) -> None:
     row.save(update_fields=["state", "worker", "counts", "done_at"])
 
 
+# A worker checks a batch in this many pieces, in a thread of its own, and writes each piece
+# (in the batch's one transaction) while the next is checked: the write's waits on PostgreSQL
+# (the COPYs, the server's index inserts, the commit) release the GIL, so one worker process
+# keeps checking through them instead of checking, then writing.
+CHECK_PIECES = 4
+_checker: ThreadPoolExecutor | None = None
+
+
+def _checks_ahead(derived_filter, pieces: list[list[Candidate]]) -> list[Future]:
+    """Each piece's check, started in this process's checking thread, in order."""
+    global _checker
+    if _checker is None:  # made in the pool process itself, after Celery forked it
+        _checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poimen-check")
+    return [_checker.submit(check_texts, derived_filter, [c.text for c in p]) for p in pieces]
+
+
+def _pieces(batch: list, count: int) -> list[list]:
+    size = max(1, -(-len(batch) // count))
+    return [batch[start : start + size] for start in range(0, len(batch), size)]
+
+
 def queued_ingest_write(
     *,
     job: str,
     number: int,
     run_id: int,
     filtered: bool,
-    candidates: list[dict],
     worker: str,
     new_delivery: bool = True,
 ) -> None:
@@ -312,32 +394,57 @@ def queued_ingest_write(
     stored meanwhile (by another ingest) are counted as already ingested."""
     if not batch_claim(job, number, worker, new_delivery):
         return
-    batch = [Candidate(**c) for c in candidates]
+    batch = payload_get(job, number)
+    if batch is None:
+        log.warning(
+            "batch %s of %s: its records are gone from the broker, left for the "
+            "command to send again",
+            number,
+            job,
+        )
+        return
     artifact_index = index_in_force() if filtered else None
-    checked = check_texts(artifact_index.filter, [c.text for c in batch]) if filtered else None
+    pieces = _pieces(batch, CHECK_PIECES if filtered else 1)
+    checks = _checks_ahead(artifact_index.filter, pieces) if filtered else None
+    # What the pieces are checked under (each write checks its piece again if the policies in
+    # force differ).
+    checked_under = artifact_index.policies if filtered else None
     run = IngestRun(pk=run_id)  # only its id is written
     result = IngestResult(run=run)
-    with transaction.atomic():
-        row = _locked_for_writing(job, number)
-        if row is None:
-            return
-        # The command left out what was stored when it sent the batch; a record another ingest
-        # stored since is caught by the unique constraint and counted as already ingested.
-        _write_batch_once(
-            batch,
-            checked,
-            run=run,
-            artifact_index=artifact_index,
-            result=result,
-            checked_under=artifact_index.policies if artifact_index else None,
-        )
-        counts = {
-            "new": result.new,
-            "already": result.already,
-            "excluded": dict(result.excluded),
-            "redacted": dict(result.redacted),
-        }
-        _written(row, worker, counts)
+    try:
+        with transaction.atomic():
+            row = _locked_for_writing(job, number)
+            if row is None:
+                return
+            if filtered and Policies.load(lock=True) != checked_under:
+                # A policy changed: each piece is checked again (by the write, under the
+                # policies now locked), and never beside a check still running on the filter.
+                wait(checks)
+            # The command left out what was stored when it sent the batch; a record another
+            # ingest stored since is caught by the unique constraint and counted as already
+            # ingested.
+            for at, piece in enumerate(pieces):
+                _write_batch_once(
+                    piece,
+                    checks[at].result() if filtered else None,
+                    run=run,
+                    artifact_index=artifact_index,
+                    result=result,
+                    checked_under=checked_under,
+                )
+            counts = {
+                "new": result.new,
+                "already": result.already,
+                "excluded": dict(result.excluded),
+                "redacted": dict(result.redacted),
+            }
+            _written(row, worker, counts)
+    finally:
+        if checks:
+            # Whatever ended the batch, its checks are over before the next batch's begin.
+            for check in checks:
+                check.cancel()
+            wait(checks)
 
 
 def queued_refilter_write(

@@ -85,6 +85,9 @@ class ReviewConflict(InputError):
         )
 
 
+# The longest note a verdict takes (the desk's note fields say the same).
+NOTE_MAX_LENGTH = 2000
+
 # Passed as `seen_review_id` by a caller that does not know what the reviewer saw.
 UNCHECKED = object()
 
@@ -104,13 +107,33 @@ def _check_seen(record: Record, seen_review_id) -> None:
         raise ReviewConflict(record, record.review)
 
 
-def _reason(verdict: Review.Verdict, reason: str) -> str:
+class NoteRequired(InputError):
+    """Reason "other" says nothing by itself: the note says why. Raised by every entry point
+    (a verdict from a list row, the record view, the review mode, a note edited later), so
+    the desk asks for the note wherever "other" was chosen."""
+
+    def __init__(self):
+        super().__init__(NOTE_REQUIRED)
+
+
+# The one message of the rule, shown beside the note field that asks for it.
+NOTE_REQUIRED = "Reason “other” needs a note: say why this is not a copy."
+
+
+def note_required(reason: str, note: str) -> bool:
+    """The rule: a false positive for reason "other" has a note that is not blank."""
+    return reason == Review.Reason.OTHER and not note.strip()
+
+
+def _reason(verdict: Review.Verdict, reason: str, note: str) -> str:
     if not reason:
         return ""
     if reason not in Review.Reason.values:
         raise InputError(f"reason {reason!r} is not one of {', '.join(Review.Reason.values)}")
     if verdict != Review.Verdict.FALSE_POSITIVE:
         raise InputError("only a false positive has a reason")
+    if note_required(reason, note):
+        raise NoteRequired()
     return reason
 
 
@@ -127,7 +150,8 @@ def review_record(
     With `seen_review_id` (the review in force when the reviewer looked, None for none), a
     verdict another reviewer gave meanwhile is not overwritten: ReviewConflict."""
     verdict = _verdict(verdict)
-    reason = _reason(verdict, reason)
+    note = note.strip()
+    reason = _reason(verdict, reason, note)
     with transaction.atomic():
         record = _locked(record.pk)
         _check_seen(record, seen_review_id)
@@ -174,6 +198,45 @@ def review_undo(*, record: Record, actor, note: str = "", seen_review_id=UNCHECK
             },
         )
     return record
+
+
+def review_note(*, record: Record, note: str, actor, seen_review_id=UNCHECKED) -> Review:
+    """Add, change or clear the note of the verdict in force on `record` (the verdict itself
+    stays): an event keeps the note before. With `seen_review_id`, only on the verdict the
+    reviewer saw (one given since is not annotated in their name): ReviewConflict."""
+    note = note.strip()
+    if len(note) > NOTE_MAX_LENGTH:
+        raise InputError(f"a note is at most {NOTE_MAX_LENGTH:,} characters, not {len(note):,}")
+    with transaction.atomic():
+        record = _locked(record.pk)
+        if record.review_id is None:
+            raise InputError(f"record #{record.pk} has no verdict to add a note to")
+        _check_seen(record, seen_review_id)
+        review = record.review
+        if note_required(review.reason, note):
+            raise NoteRequired()
+        previous = review.note
+        if note == previous:
+            return review
+        review.note = note
+        review.save(update_fields=["note"])
+        best = record.best_artifact
+        Event.objects.log(
+            Event.Type.REVIEW_NOTED,
+            actor=actor,
+            record=record,
+            artifact=best,
+            kind=best.kind if best else "",
+            data={
+                "source": record.source,
+                "external_id": record.external_id,
+                "verdict": review.verdict,
+                "review": review.pk,
+                "note": note,
+                "previous_note": previous,
+            },
+        )
+    return review
 
 
 def _review_replaced_by(review: Review) -> Review | None:

@@ -22,11 +22,17 @@ def artifacts(request):
 def artifact(request, artifact_id: int):
     artifact = get_object_or_404(Artifact.objects.defer("shingles"), pk=artifact_id)
     count, capped = selectors.artifact_match_count(artifact)
+    part = request.GET.get("part", "")
+    number = int(part) if part.isascii() and part.isdigit() else None
     context = {
+        "heatmap": selectors.artifact_heatmap(artifact),
+        "copies": selectors.part_copies(artifact, number) if number else None,
+        "part_asked": part,
+        "heatmap_part_words": selectors.heatmap.PART_MAX_WORDS,
         "artifact": artifact,
         "matches": selectors.artifact_matches(artifact),
         "match_count": count,
         "match_count_capped": capped,
         "threshold": selectors.threshold_for(artifact.kind),
     }
-    return render_page(request, "artifact.html", context)
+    return render_page(request, "artifact.html", context, fragments=("content", "copies"))

@@ -18,6 +18,7 @@ LIST_PARAMS = [
     "overlap_min",
     "overlap_max",
     "verdict",
+    "reason",
     "source",
     "run",
     "date_from",

@@ -29,6 +29,7 @@ def export(request):
     context = {
         "form": form,
         "count": queryset.count(),
+        "described": form.described(),
         "list_name": list_name,
         "list_query": list_query(request),
         "formats": services.EXPORT_FORMATS.values(),

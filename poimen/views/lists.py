@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
-from poimen.forms import BulkVerdictForm
+from poimen.forms import BulkVerdictForm, SavedFilterForm
 from poimen.models import Event, Review
 from poimen.views import team
 from poimen.views.common import (
@@ -39,6 +39,9 @@ def _list_context(request, list_name: str):
         "list_query": list_query(request),
         **selectors.list_thresholds(),
         "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
+        # The reviewer's saved filters of this list: also asked only by a full page.
+        "saved_filters": lambda: selectors.saved_filters_of(request.user, list_name),
+        "save_filters_form": SavedFilterForm(auto_id="save-filters-%s"),
         **team.list_claims_context(request, page.items),  # claimed by X, and one's own
     }
 

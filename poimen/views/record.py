@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from poimen import selectors, services
-from poimen.forms import SeenReviewForm, VerdictForm
+from poimen.forms import NoteForm, SeenReviewForm, VerdictForm
 from poimen.models import Record, Review
 from poimen.views.common import (
     LISTS,
@@ -83,7 +83,9 @@ def _last_verdict(request, record: Record):
     return last if last is not None and last.record_id != record.pk else None
 
 
-def _row(request, record: Record, list_name: str, conflict: str = ""):
+def _row(request, record: Record, list_name: str, conflict: str = "", **asked):
+    """The row of `record` again; `asked` opens a row's note field with its error
+    (note_error, the note of the verdict in force; other_error, the note reason "other" needs)."""
     row = selectors.list_row(record.pk)
     selectors.claims_shown([row])  # "claimed by X", as the list shows it
     context = {
@@ -91,9 +93,36 @@ def _row(request, record: Record, list_name: str, conflict: str = ""):
         "list_name": list_name,
         "list_query": "",
         "conflict": conflict,
+        **asked,
         **selectors.list_thresholds(),
     }
     return render(request, "_list_results.html#row", context)
+
+
+def _note_asked(request, record: Record, form: VerdictForm, error: str):
+    """Reason "other" chosen without a note: the verdict is asked again, with the note field
+    and the rule's message, wherever it was chosen (a list row, review mode, the record view)."""
+    row = request.POST.get("row", "")
+    note = form.cleaned_data["note"]
+    if request.htmx and row in LISTS:
+        return _row(request, record, row, other_error=error, other_note=note)
+    asked = {
+        "record_id": record.pk,
+        "seen": request.POST.get("seen", ""),
+        "next": safe_next(request, request.POST.get("next", ""), ""),
+        "mode": "review" if request.POST.get("mode") == "review" else "",
+        "error": error,
+        "note": note,
+    }
+    if request.htmx:
+        # Review mode: the verdict form alone becomes the question (no page load).
+        response = render(request, "_note_asked.html", {**asked, "htmx": True})
+        response["HX-Retarget"] = "#verdict-form"
+        response["HX-Reswap"] = "innerHTML"
+        return response
+    context = record_context(request, selectors.record_detail(record.pk), "")
+    context["asked"] = asked
+    return render(request, "record.html", context, status=400)
 
 
 def _after_verdict(request, record: Record, message: str):
@@ -107,7 +136,8 @@ def _after_verdict(request, record: Record, message: str):
         # and pushes its URL).
         location = json.dumps({"path": following, "target": "#main"})
         return HttpResponse(status=204, headers={"HX-Location": location})
-    messages.success(request, message)
+    if message:
+        messages.success(request, message)
     fallback = reverse("record", args=[record.pk])
     return redirect(safe_next(request, request.POST.get("next", ""), fallback))
 
@@ -144,6 +174,8 @@ def record_review(request, record_id: int):
             actor=request.user,
             seen_review_id=form.seen_review_id(),
         )
+    except services.NoteRequired as error:
+        return _note_asked(request, record, form, str(error))
     except ValidationError as error:
         return _refused(request, record, error)
     label = Review.Verdict(verdict).label
@@ -164,3 +196,34 @@ def record_undo(request, record_id: int):
     except ValidationError as error:
         return _refused(request, record, error)
     return _after_verdict(request, record, f"Record #{record.pk}: verdict undone.")
+
+
+@require_POST
+def record_note(request, record_id: int):
+    """Add or change the note of the verdict in force, from a list row (the row again), the
+    record view or the review mode, without judging again."""
+    require_review(request)
+    record = get_object_or_404(Record, pk=record_id)
+    form = NoteForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(f"{name}: {' '.join(e)}" for name, e in form.errors.items())
+        return HttpResponse(f"The note was not saved: {errors}", status=400)
+    try:
+        services.review_note(
+            record=record,
+            note=form.cleaned_data["note"],
+            actor=request.user,
+            seen_review_id=form.seen_review_id(),
+        )
+    except services.NoteRequired as error:
+        row = request.POST.get("row", "")
+        if request.htmx and row in LISTS:
+            return _row(request, record, row, note_error=str(error))
+        if request.htmx and request.POST.get("mode") == "review":
+            # Review mode shows the message on the record it reloads (no page load).
+            messages.error(request, str(error))
+            return _after_verdict(request, record, "")
+        return _refused(request, record, error)
+    except ValidationError as error:
+        return _refused(request, record, error)
+    return _after_verdict(request, record, f"Record #{record.pk}: note saved.")

@@ -7,7 +7,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
-from poimen.charts import histogram_chart
+from poimen.charts import estimate_lines, histogram_chart
 from poimen.forms import KindPolicyForm, ThresholdChangeForm, ThresholdPreviewForm
 from poimen.views.common import render_page, require_tune
 
@@ -53,6 +53,9 @@ def tuning_kind(request, kind: str):
     if preview_form.is_bound and preview_form.is_valid():
         preview = selectors.threshold_preview(kind, preview_form.cleaned_data["value"])
     floor = selectors.report_floor()
+    estimates = selectors.threshold_estimates(
+        kind, also=(current,) + ((preview.value,) if preview else ())
+    )
     log_scale = request.GET.get("scale") == "log"
     context = {
         "kind": kind,
@@ -71,6 +74,12 @@ def tuning_kind(request, kind: str):
         "preview": preview,
         "preview_error": " ".join(preview_form.errors.get("value", [])),
         "changes": selectors.threshold_changes(kind),
+        "estimates": estimates,
+        "estimate_lines": estimate_lines(estimates.rows),
+        "preview_estimate": next(
+            (row for row in estimates.rows if preview and row.threshold == preview.value), None
+        ),
+        "flips": selectors.threshold_flips(kind, preview.value) if preview else None,
         "policy_form": KindPolicyForm(initial={"on_derived": selectors.on_derived_for(kind)}),
         "on_derived": selectors.on_derived_for(kind),
     }
@@ -79,7 +88,7 @@ def tuning_kind(request, kind: str):
         request,
         "tuning_kind.html",
         context,
-        fragments=("content", "preview", "histogram"),
+        fragments=("content", "preview", "histogram", "estimates"),
         status=status,
     )
 

@@ -277,3 +277,33 @@ def test_a_worker_that_loses_the_database_tries_again_and_writes_once(
     assert run.returncode == 2, err.decode()
     assert "read 6001, new 6000, already ingested 1" in out.decode()
     assert_once(database, 6000, copies=150)
+
+
+def test_records_gone_from_the_broker_are_sent_again_and_written_once(
+    database, broker, queue_workers, command, tmp_path
+):
+    # A batch's records wait in Redis beside its message; a broker that lost them (restarted
+    # without its append-only file) gets them again with the batch, sent again by the command.
+    import redis
+
+    env = queue_env(database, broker, POIMEN_QUEUE_RESEND_AFTER="8")
+    registered(env)
+    path = write_input(tmp_path / "records.jsonl", 400)
+    run = command(env, "ingest", "--queue", "--batch-size", "100", "--source", "lab", str(path))
+    client = redis.Redis.from_url(broker)
+    queue_workers(env, "one")
+    # The records are taken away until the worker has had each of the 4 batches once.
+    tried = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE attempts >= 1"
+    deadline = time.monotonic() + 40
+    while database.value(tried) < 4:
+        assert time.monotonic() < deadline and run.poll() is None
+        if keys := client.keys("poimen:batch:*"):
+            client.delete(*keys)
+        time.sleep(0.005)
+
+    out, err = run.communicate(timeout=55)
+    assert run.returncode == 2, err.decode()  # the bad line only
+    assert "read 401, new 400, already ingested 1" in out.decode()
+    assert database.value("SELECT MIN(attempts) FROM poimen_queuedbatch") >= 2
+    assert_once(database, 400, copies=10)
+    assert client.keys("poimen:batch:*") == []  # the command cleared what it sent

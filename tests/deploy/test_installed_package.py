@@ -166,7 +166,7 @@ def wait_until_up(url, server, seconds=60):
         assert server.poll() is None, server.stdout.read()
         try:
             return read(url)
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError):  # a busy machine: ask again
             time.sleep(0.3)
     raise AssertionError(f"{url} did not answer within {seconds} s")
 

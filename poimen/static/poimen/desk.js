@@ -69,11 +69,33 @@
     return false;
   }
 
+  // A shortcut on a <summary> (a row's note, reason "other" asking for its note) opens its
+  // fold and puts the cursor in the note: nothing is sent until the reviewer sends it.
+  function openNote(summary) {
+    var details = summary.closest("details");
+    if (!details) {
+      return;
+    }
+    // Open it and every fold around it ("other" sits among the reasons).
+    for (var fold = details; fold; fold = fold.parentElement && fold.parentElement.closest("details")) {
+      fold.open = true;
+    }
+    var field = details.querySelector("[data-note-field]");
+    if (field) {
+      field.focus();
+    }
+  }
+
   function judge(key) {
     var row = currentRow();
     var selector = "[data-shortcut='" + key + "']";
     if (rows().length) {
       if (!row) {
+        return;
+      }
+      var summary = row.querySelector("summary" + selector);
+      if (summary) {
+        openNote(summary);
         return;
       }
       if (clickFirst(row, selector)) {
@@ -125,6 +147,19 @@
   }
 
   document.addEventListener("keydown", function (event) {
+    // Ctrl+Enter (Cmd+Enter) in a note field sends its form, as its button would.
+    var target = event.target;
+    if (
+      event.key === "Enter" &&
+      (event.ctrlKey || event.metaKey) &&
+      target.matches &&
+      target.matches("[data-note-field]") &&
+      target.form
+    ) {
+      event.preventDefault();
+      target.form.requestSubmit();
+      return;
+    }
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) {
       return;
     }
@@ -169,6 +204,7 @@
       case "2":
       case "3":
       case "4":
+      case "e":
         var key = event.key;
         whenSettled(function () {
           judge(key);
@@ -247,6 +283,12 @@
         pane.scrollTop = Math.max(0, first.offsetTop - pane.clientHeight / 6);
       }
     });
+    // A note asked for (reason "other" sent without one) keeps the cursor instead.
+    var asked = scope.querySelector("[data-note-field][autofocus]");
+    if (asked) {
+      asked.focus();
+      return;
+    }
     var record = scope.querySelector("[data-pane='record']");
     if (record && (!document.activeElement || document.activeElement === document.body)) {
       record.focus({ preventScroll: true });
@@ -316,6 +358,15 @@
       restoring.abort();
     }
     restoring = xhr;
+  });
+
+  // A note asked for after a swap (reason "other" sent without one) takes the cursor.
+  // (A row is swapped whole, so the field is looked up in the page, not in the old target.)
+  document.addEventListener("htmx:afterSettle", function () {
+    var asked = document.querySelector("[data-note-field][autofocus]");
+    if (asked && document.activeElement !== asked) {
+      asked.focus();
+    }
   });
 
   // A row swapped after a verdict keeps the selection it had.

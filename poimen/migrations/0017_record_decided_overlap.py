@@ -33,7 +33,7 @@ def trigram_for(condition: str):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("poimen", "0017_mixed_coverage"),
+        ("poimen", "0016_mixed_coverage"),
     ]
 
     operations = [

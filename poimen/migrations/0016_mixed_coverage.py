@@ -10,15 +10,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0015_team_claims_second_reviews'),
+        ("poimen", "0015_team_claims_second_reviews"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='record',
-            name='mixed_coverage',
+            model_name="record",
+            name="mixed_coverage",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]
