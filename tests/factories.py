@@ -119,3 +119,7 @@ def clean_run_of(paths) -> dict:
     wipe_ingested()
     records_ingest(paths=paths)
     return ingested_snapshot()
+
+
+# The headers htmx sends when it swaps the page's <main>: a view answers with its fragment.
+HTMX_MAIN = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "main"}

@@ -10,15 +10,9 @@ from django.urls import reverse
 
 from poimen.models import Event, Record, Review
 from poimen.services import NOTE_REQUIRED, review_record
+from tests.factories import HTMX_MAIN
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-HTMX_MAIN = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "main"}
-
-
-@pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
 
 
 def note_url(record):

@@ -8,12 +8,6 @@ from poimen.selectors import paging
 
 
 @pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
-
-
-@pytest.fixture
 def spread(make_artifact, make_record):
     first = make_artifact(name="release-notes")
     second = make_artifact(name="incident-review")

@@ -21,12 +21,6 @@ def htmx_target(target: str) -> dict:
     return {**HTMX, "HTTP_HX_TARGET": target}
 
 
-@pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
-
-
 def page_urls(desk_data) -> list[str]:
     record = desk_data["verbatim"]
     artifact = record.best_artifact

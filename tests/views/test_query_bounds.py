@@ -7,14 +7,7 @@ from django.urls import reverse
 
 from poimen.models import Record
 from poimen.services import review_record, reviews_bulk
-
-HTMX_MAIN = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "main"}
-
-
-@pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
+from tests.factories import HTMX_MAIN
 
 
 @pytest.fixture

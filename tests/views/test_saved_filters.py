@@ -2,18 +2,11 @@
 applied, renamed, deleted; each user's own; a saved filter that no longer parses opens with
 its error named, never a 500."""
 
-import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
 from poimen.models import Artifact, Event, SavedFilter
 from poimen.services import saved_filter_save
-
-
-@pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
 
 
 def save(client, name, query, list_name="exclusions"):

@@ -9,14 +9,7 @@ from django.urls import reverse
 from poimen.models import Claim, Event, Record, SecondReview
 from poimen.selectors import ListFilters, exclusion_list
 from poimen.services import records_claim, review_record, second_review_give
-
-HTMX_MAIN = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "main"}
-
-
-@pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
+from tests.factories import HTMX_MAIN
 
 
 @pytest.fixture

@@ -11,12 +11,6 @@ from poimen.views import lists
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def logged_in(client, reviewer):
-    client.force_login(reviewer)
-    return client
-
-
 def refreshed(record: Record) -> Record:
     return Record.objects.select_related("review").get(pk=record.pk)
 
