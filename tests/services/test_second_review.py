@@ -110,6 +110,8 @@ def test_a_released_record_is_judged_as_the_filter_left_it(
     second = SecondReview.objects.get(record=record)
     # Blind: the status in force (evidence) is not what the verdict is checked against.
     second_review_give(second=second, verdict="confirmed", actor=sam)
+    second.refresh_from_db()
+    assert (second.verdict, second.reviewer) == ("confirmed", sam)
 
 
 def test_an_undone_first_verdict_leaves_nothing_to_compare(routed, reviewer, sam):
