@@ -1,5 +1,5 @@
-"""The queue's tasks, thin over poimen.services.queued: one batch each, acknowledged only once
-written (settings: acks late, rejected when the worker is lost, one reserved at a time).
+"""The queue's tasks, thin over poimen.services.queued_worker: one batch each, acknowledged
+only once written (settings: acks late, rejected when the worker is lost, one reserved at a time).
 
 A worker that loses the database keeps the batch and tries it again after a pause (a batch
 redelivered by the broker later would do, but holding it spares a broker round trip and an ETA
@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from poimen.celery import app
-from poimen.services import queued
+from poimen.services import queued, queued_worker
 
 log = get_task_logger(__name__)
 DATABASE_LOST = (OperationalError, InterfaceError)
@@ -36,7 +36,7 @@ def _run(task, write, job: str, number: int, **kwargs) -> None:
             time.sleep(min(0.25 * 2**attempt, 10))
         except Exception as error:
             log.exception("batch %s of %s failed", number, job)
-            queued.batch_fail(job, number, f"{type(error).__name__}: {error}")
+            queued_worker.batch_fail(job, number, f"{type(error).__name__}: {error}")
             return
     # Still no database: leave the batch unacknowledged-in-effect (sent, not written); the
     # waiting command sends it again after POIMEN_QUEUE_RESEND_AFTER.
@@ -45,9 +45,9 @@ def _run(task, write, job: str, number: int, **kwargs) -> None:
 
 @app.task(bind=True, name=queued.INGEST_TASK)
 def ingest_batch(self, job, number, run_id, filtered):
-    _run(self, queued.queued_ingest_write, job, number, run_id=run_id, filtered=filtered)
+    _run(self, queued_worker.queued_ingest_write, job, number, run_id=run_id, filtered=filtered)
 
 
 @app.task(bind=True, name=queued.REFILTER_TASK)
 def refilter_batch(self, job, number, kind, first, last):
-    _run(self, queued.queued_refilter_write, job, number, kind=kind, first=first, last=last)
+    _run(self, queued_worker.queued_refilter_write, job, number, kind=kind, first=first, last=last)

@@ -9,23 +9,16 @@ that failed for good with its input lines.
 """
 
 import dataclasses
-import json
 import logging
 import time
 import uuid
-import zlib
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import F
-from django.utils import timezone
+from django.db import connection
 
-from poimen.checked import check_texts
-from poimen.index_version import LiveIndex
-from poimen.models import Artifact, IngestRun, QueuedBatch, Record
+from poimen.models import IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
 from poimen.readers import Candidate, Problem
 from poimen.services.batches import record_keys
@@ -33,7 +26,6 @@ from poimen.services.common import InputError, batch_size_or_default
 from poimen.services.decisions import (
     RefilterResult,
     refilter_finish,
-    refilter_page,
     refilter_start,
 )
 from poimen.services.ingest import (
@@ -41,13 +33,13 @@ from poimen.services.ingest import (
     IngestResult,
     _candidate_batches,
     _fresh_only,
-    _write_batch_once,
     check_source_label,
     read_input,
     run_finish,
     run_heartbeat,
     run_start,
 )
+from poimen.services.queued_payloads import payload_key, payload_put, payload_store
 
 log = logging.getLogger(__name__)
 INGEST_TASK = "poimen.ingest_batch"
@@ -56,51 +48,6 @@ REFILTER_TASK = "poimen.refilter_batch"
 POLL_SECONDS = 0.05
 # Publishing waits out a broker restart this long before the command gives up.
 PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
-
-
-# A queued ingest's records wait in the broker's Redis under a key of their own, compressed;
-# the task message names the key. Celery decodes every message's body in the worker's main
-# process before handing it to the pool process, which decodes it again: a megabyte of records
-# in the message cost the main process as much CPU a batch as a third of the batch's checking.
-PAYLOAD_PREFIX = "poimen:batch:"
-# Left by a command that was killed: gone after a day.
-PAYLOAD_EXPIRY_SECONDS = 24 * 3600
-_payload_store = None
-
-
-def payload_store():
-    """This process's client of the broker's Redis, which waits out a restart of it as the
-    Celery connection does (a minute, then the error)."""
-    global _payload_store
-    if _payload_store is None:
-        import redis
-        from redis.backoff import ExponentialBackoff
-        from redis.retry import Retry
-
-        _payload_store = redis.Redis.from_url(
-            settings.CELERY_BROKER_URL,
-            retry=Retry(ExponentialBackoff(cap=1, base=0.05), 60),
-            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
-        )
-    return _payload_store
-
-
-def payload_key(job: str, number: int) -> str:
-    return f"{PAYLOAD_PREFIX}{job}:{number}"
-
-
-def payload_put(job: str, number: int, candidates: list[Candidate]) -> None:
-    rows = [dataclasses.asdict(c) for c in candidates]
-    packed = zlib.compress(json.dumps(rows).encode("utf-8"), 1)
-    payload_store().set(payload_key(job, number), packed, ex=PAYLOAD_EXPIRY_SECONDS)
-
-
-def payload_get(job: str, number: int) -> list[Candidate] | None:
-    """The batch's candidates; None when the broker lost them (the command sends them again)."""
-    packed = payload_store().get(payload_key(job, number))
-    if packed is None:
-        return None
-    return [Candidate(**row) for row in json.loads(zlib.decompress(packed))]
 
 
 class QueueUnavailable(InputError):
@@ -307,170 +254,3 @@ def records_refilter_queued(
         )
     refilter_finish(kind=kind, started_at=started_at, result=result, actor=actor)
     return result
-
-
-# --- the worker's side ---------------------------------------------------------------------
-
-# The indexes this worker process holds (all artifacts, or one kind's for a refilter of that
-# kind), each built again when the index version moves.
-live_indexes: dict[str | None, LiveIndex] = {}
-
-
-def index_in_force(kind: str | None = None):
-    if kind not in live_indexes:
-        live_indexes[kind] = LiveIndex(kind=kind)
-    return live_indexes[kind].current()[0]
-
-
-def batch_claim(job: str, number: int, worker: str, new_delivery: bool) -> bool:
-    """Count a delivery of the batch and name the worker on it (committed at once, so that a
-    worker killed on the batch is counted too); False when it is written or failed already."""
-    attempts = F("attempts") + 1 if new_delivery else F("attempts")
-    return bool(
-        QueuedBatch.objects.filter(job=job, number=number, state=QueuedBatch.State.SENT).update(
-            attempts=attempts, worker=worker[:255]
-        )
-    )
-
-
-def _locked_for_writing(job: str, number: int) -> QueuedBatch | None:
-    """The batch's row, locked until the transaction ends; None when another delivery wrote
-    it meanwhile, or when it has been tried too often (it is failed then)."""
-    row = QueuedBatch.objects.select_for_update().get(job=job, number=number)
-    if row.state != QueuedBatch.State.SENT:
-        return None
-    if row.attempts > settings.POIMEN_QUEUE_MAX_ATTEMPTS:
-        row.state, row.done_at = QueuedBatch.State.FAILED, timezone.now()
-        row.error = f"tried {row.attempts - 1} times, a worker died on it each time"
-        row.save(update_fields=["state", "done_at", "error"])
-        return None
-    return row
-
-
-def batch_fail(job: str, number: int, error: str) -> None:
-    """Mark a batch failed for good (the waiting command reports its lines)."""
-    QueuedBatch.objects.filter(job=job, number=number, state=QueuedBatch.State.SENT).update(
-        state=QueuedBatch.State.FAILED, error=error[:2000], done_at=timezone.now()
-    )
-
-
-def _written(row: QueuedBatch, worker: str, counts: dict) -> None:
-    row.state, row.worker, row.counts = QueuedBatch.State.WRITTEN, worker[:255], counts
-    row.done_at = timezone.now()
-    row.save(update_fields=["state", "worker", "counts", "done_at"])
-
-
-# A worker checks a batch in this many pieces, in a thread of its own, and writes each piece
-# (in the batch's one transaction) while the next is checked: the write's waits on PostgreSQL
-# (the COPYs, the server's index inserts, the commit) release the GIL, so one worker process
-# keeps checking through them instead of checking, then writing.
-CHECK_PIECES = 4
-_checker: ThreadPoolExecutor | None = None
-
-
-def _checks_ahead(derived_filter, pieces: list[list[Candidate]]) -> list[Future]:
-    """Each piece's check, started in this process's checking thread, in order."""
-    global _checker
-    if _checker is None:  # made in the pool process itself, after Celery forked it
-        _checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poimen-check")
-    return [_checker.submit(check_texts, derived_filter, [c.text for c in p]) for p in pieces]
-
-
-def _pieces(batch: list, count: int) -> list[list]:
-    size = max(1, -(-len(batch) // count))
-    return [batch[start : start + size] for start in range(0, len(batch), size)]
-
-
-def queued_ingest_write(
-    *,
-    job: str,
-    number: int,
-    run_id: int,
-    filtered: bool,
-    worker: str,
-    new_delivery: bool = True,
-) -> None:
-    """Check one sent batch against the index in force and store it exactly once: records
-    stored meanwhile (by another ingest) are counted as already ingested."""
-    if not batch_claim(job, number, worker, new_delivery):
-        return
-    batch = payload_get(job, number)
-    if batch is None:
-        log.warning(
-            "batch %s of %s: its records are gone from the broker, left for the "
-            "command to send again",
-            number,
-            job,
-        )
-        return
-    artifact_index = index_in_force() if filtered else None
-    pieces = _pieces(batch, CHECK_PIECES if filtered else 1)
-    checks = _checks_ahead(artifact_index.filter, pieces) if filtered else None
-    # What the pieces are checked under (each write checks its piece again if the policies in
-    # force differ).
-    checked_under = artifact_index.policies if filtered else None
-    run = IngestRun(pk=run_id)  # only its id is written
-    result = IngestResult(run=run)
-    try:
-        with transaction.atomic():
-            row = _locked_for_writing(job, number)
-            if row is None:
-                return
-            if filtered and Policies.load(lock=True) != checked_under:
-                # A policy changed: each piece is checked again (by the write, under the
-                # policies now locked), and never beside a check still running on the filter.
-                wait(checks)
-            # The command left out what was stored when it sent the batch; a record another
-            # ingest stored since is caught by the unique constraint and counted as already
-            # ingested.
-            for at, piece in enumerate(pieces):
-                _write_batch_once(
-                    piece,
-                    checks[at].result() if filtered else None,
-                    run=run,
-                    artifact_index=artifact_index,
-                    result=result,
-                    checked_under=checked_under,
-                )
-            counts = {
-                "new": result.new,
-                "already": result.already,
-                "excluded": dict(result.excluded),
-                "redacted": dict(result.redacted),
-            }
-            _written(row, worker, counts)
-    finally:
-        if checks:
-            # Whatever ended the batch, its checks are over before the next batch's begin.
-            for check in checks:
-                check.cancel()
-            wait(checks)
-
-
-def queued_refilter_write(
-    *,
-    job: str,
-    number: int,
-    kind: str | None,
-    first: int,
-    last: int,
-    worker: str,
-    new_delivery: bool = True,
-) -> None:
-    """Check the stored records with ids `first` to `last` again, exactly once."""
-    if not batch_claim(job, number, worker, new_delivery):
-        return
-    artifact_index = index_in_force(kind)
-    kinds = set(Artifact.objects.values_list("kind", flat=True).distinct())
-    result = RefilterResult()
-    with transaction.atomic():
-        row = _locked_for_writing(job, number)
-        if row is None:
-            return
-        page = list(
-            Record.objects.select_related("review")
-            .filter(pk__gte=first, pk__lte=last)
-            .order_by("pk")
-        )
-        refilter_page(page, artifact_index=artifact_index, kind=kind, kinds=kinds, result=result)
-        _written(row, worker, {name: getattr(result, name) for name in REFILTER_COUNTS})
