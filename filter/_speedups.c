@@ -651,49 +651,72 @@ done:
 
 /* -- passages ---------------------------------------------------------------------------- */
 
-/* An int array from Python (a numpy array, contiguous, of any integer type numpy makes) read
- * into int64. */
-static int64_t *
-int64s_of(PyObject *array, Py_ssize_t *length, const char *name)
+/* An int array from Python (a numpy array, contiguous, of any integer type numpy makes) as
+ * int64: read in place when it holds int64 already (the per-artifact arrays: copying those
+ * would cost each call time in proportion to the number of artifacts), else copied. */
+typedef struct {
+    const int64_t *values;
+    Py_ssize_t n;
+    int64_t *copy;  /* owned, or NULL when values points into view */
+    Py_buffer view; /* held while read in place */
+    int viewing;
+} Int64s;
+
+static void
+int64s_close(Int64s *a)
 {
-    Py_buffer view;
-    if (PyObject_GetBuffer(array, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    const char *format = view.format ? view.format : "B";
+    if (a->viewing)
+        PyBuffer_Release(&a->view);
+    PyMem_Free(a->copy);
+    *a = (Int64s){0};
+}
+
+static int
+int64s_open(PyObject *array, Int64s *a, const char *name)
+{
+    *a = (Int64s){0};
+    Py_buffer *view = &a->view;
+    if (PyObject_GetBuffer(array, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    const char *format = view->format ? view->format : "B";
     if (*format == '<' || *format == '=' || *format == '@')
         format++;
-    Py_ssize_t n = view.itemsize ? view.len / view.itemsize : 0;
+    Py_ssize_t n = view->itemsize ? view->len / view->itemsize : 0;
+    char type = format[1] == '\0' ? format[0] : '?';
+    a->n = n;
+    if ((type == 'l' || type == 'q') && view->itemsize == 8) {
+        a->values = view->buf;
+        a->viewing = 1;
+        return 0;
+    }
     int64_t *values = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));
     if (values == NULL) {
-        PyBuffer_Release(&view);
+        PyBuffer_Release(view);
         PyErr_NoMemory();
-        return NULL;
+        return -1;
     }
     int ok = 1;
-    char type = format[1] == '\0' ? format[0] : '?';
 #define READ_AS(CTYPE)                                                                        \
     for (Py_ssize_t i = 0; i < n; i++)                                                        \
-        values[i] = (int64_t)((const CTYPE *)view.buf)[i];
-    if ((type == 'i' || type == 'l' || type == 'q') && view.itemsize == 4) {
+        values[i] = (int64_t)((const CTYPE *)view->buf)[i];
+    if ((type == 'i' || type == 'l' || type == 'q') && view->itemsize == 4) {
         READ_AS(int32_t)
-    } else if ((type == 'I' || type == 'L' || type == 'Q') && view.itemsize == 4) {
+    } else if ((type == 'I' || type == 'L' || type == 'Q') && view->itemsize == 4) {
         READ_AS(uint32_t)
-    } else if ((type == 'l' || type == 'q') && view.itemsize == 8) {
-        READ_AS(int64_t)
-    } else if ((type == 'L' || type == 'Q') && view.itemsize == 8) {
+    } else if ((type == 'L' || type == 'Q') && view->itemsize == 8) {
         READ_AS(uint64_t)
     } else {
         ok = 0;
     }
 #undef READ_AS
-    PyBuffer_Release(&view);
+    PyBuffer_Release(view);
     if (!ok) {
         PyMem_Free(values);
         PyErr_Format(PyExc_TypeError, "%s must hold 32- or 64-bit integers", name);
-        return NULL;
+        return -1;
     }
-    *length = n;
-    return values;
+    a->values = a->copy = values;
+    return 0;
 }
 
 typedef struct {
@@ -979,17 +1002,20 @@ align_many(PyObject *self, PyObject *args)
         return NULL;
     if (rules.max_runs < 1 || rules.min_anchors < 1)
         return PyErr_Format(PyExc_ValueError, "align_many: max_runs and min_anchors must be >= 1");
-    Py_ssize_t n, n_numbers, n_positions, n_wanted = 0;
+    Py_ssize_t n = 0, n_wanted = 0;
     PyObject *result = NULL, *seq = NULL;
-    int64_t *record_pos = NULL, *artifact_no = NULL, *artifact_pos = NULL;
+    Int64s columns[3] = {{0}};
     Py_ssize_t *starts = NULL, *slot_of = NULL;
     Wanted *wanted = NULL;
     Anchor *anchors = NULL;
-    if (!(record_pos = int64s_of(record_obj, &n, "record_pos")) ||
-        !(artifact_no = int64s_of(number_obj, &n_numbers, "artifact_no")) ||
-        !(artifact_pos = int64s_of(artifact_obj, &n_positions, "artifact_pos")))
+    if (int64s_open(record_obj, &columns[0], "record_pos") < 0 ||
+        int64s_open(number_obj, &columns[1], "artifact_no") < 0 ||
+        int64s_open(artifact_obj, &columns[2], "artifact_pos") < 0)
         goto done;
-    if (n_numbers != n || n_positions != n) {
+    const int64_t *record_pos = columns[0].values, *artifact_no = columns[1].values,
+                  *artifact_pos = columns[2].values;
+    n = columns[0].n;
+    if (columns[1].n != n || columns[2].n != n) {
         PyErr_SetString(PyExc_ValueError, "align_many: the three anchor arrays differ in length");
         goto done;
     }
@@ -1058,9 +1084,8 @@ align_many(PyObject *self, PyObject *args)
     }
 done:
     Py_XDECREF(seq);
-    PyMem_Free(record_pos);
-    PyMem_Free(artifact_no);
-    PyMem_Free(artifact_pos);
+    for (int c = 0; c < 3; c++)
+        int64s_close(&columns[c]);
     PyMem_Free(wanted);
     PyMem_Free(starts);
     PyMem_Free(slot_of);
@@ -1079,9 +1104,9 @@ by_u64(const void *a, const void *b)
  *     -> [(record, [artifact numbers]), ...]
  *
  * filter/matcher.py's DerivedFilter._candidates: the anchors counted per (record, artifact)
- * pair (owner[a] is anchor a's record), and the pairs kept whose count reaches the artifact's
- * min_shared and, times max_gap, min_overlap of the smaller text; records in order, each one's
- * artifact numbers in order. */
+ * pair (owner[a] is anchor a's record; owner None: every anchor is record 0's), and the pairs
+ * kept whose count reaches the artifact's min_shared and, times max_gap, min_overlap of the
+ * smaller text; records in order, each one's artifact numbers in order. */
 static PyObject *
 candidates(PyObject *self, PyObject *args)
 {
@@ -1092,17 +1117,19 @@ candidates(PyObject *self, PyObject *args)
                           &objects[3], &objects[4], &min_overlap, &max_gap))
         return NULL;
     static const char *names[5] = {"owner", "artifact_no", "tokens", "min_shared", "n_tokens"};
-    int64_t *arrays[5] = {NULL};
-    Py_ssize_t lengths[5];
+    Int64s arrays[5] = {{0}};
     uint64_t *keys = NULL;
     PyObject *result = NULL;
-    for (int a = 0; a < 5; a++)
-        if (!(arrays[a] = int64s_of(objects[a], &lengths[a], names[a])))
+    int one_record = objects[0] == Py_None;
+    for (int a = one_record; a < 5; a++)
+        if (int64s_open(objects[a], &arrays[a], names[a]) < 0)
             goto done;
-    const int64_t *owner = arrays[0], *artifact_no = arrays[1], *tokens = arrays[2],
-                  *min_shared = arrays[3], *n_tokens = arrays[4];
-    Py_ssize_t n = lengths[0], n_artifacts = lengths[2], n_records = lengths[4];
-    if (lengths[1] != n || lengths[3] != n_artifacts) {
+    const int64_t *owner = arrays[0].values, *artifact_no = arrays[1].values,
+                  *tokens = arrays[2].values, *min_shared = arrays[3].values,
+                  *n_tokens = arrays[4].values;
+    Py_ssize_t n = arrays[1].n, n_artifacts = arrays[2].n, n_records = arrays[4].n;
+    if ((!one_record && arrays[0].n != n) || arrays[3].n != n_artifacts ||
+        (one_record && n_records != 1)) {
         PyErr_SetString(PyExc_ValueError, "candidates: arrays of different lengths");
         goto done;
     }
@@ -1113,15 +1140,18 @@ candidates(PyObject *self, PyObject *args)
     }
     int sorted = 1;
     for (Py_ssize_t a = 0; a < n; a++) {
-        if (owner[a] < 0 || owner[a] >= n_records || artifact_no[a] < 0 ||
+        int64_t record = one_record ? 0 : owner[a];
+        if (record < 0 || record >= n_records || artifact_no[a] < 0 ||
             artifact_no[a] >= n_artifacts) {
             PyErr_SetString(PyExc_ValueError, "candidates: a record or artifact out of range");
             goto done;
         }
-        keys[a] = ((uint64_t)owner[a] << 32) | (uint64_t)artifact_no[a];
-        sorted &= a == 0 || owner[a] >= owner[a - 1];
+        keys[a] = ((uint64_t)record << 32) | (uint64_t)artifact_no[a];
+        sorted &= a == 0 || one_record || owner[a] >= owner[a - 1];
     }
-    if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
+    if (one_record) {
+        qsort(keys, n, sizeof(uint64_t), by_u64);
+    } else if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
         for (Py_ssize_t first = 0, last; first < n; first = last) {
             for (last = first + 1; last < n && owner[last] == owner[first]; last++)
                 ;
@@ -1165,7 +1195,7 @@ candidates(PyObject *self, PyObject *args)
     }
 done:
     for (int a = 0; a < 5; a++)
-        PyMem_Free(arrays[a]);
+        int64s_close(&arrays[a]);
     PyMem_Free(keys);
     return result;
 }
