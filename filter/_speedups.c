@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 1
+#define SPEEDUPS_API 2
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -568,30 +568,52 @@ u32s_push(U32s *b, uint32_t value)
     return 0;
 }
 
-/* lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask,
- *        max_run) -> (uint32s, n)
+/* The first of hashes[lo, hi) (sorted) not below `hash`, or hi. */
+static inline uint32_t
+first_not_below(const uint64_t *hashes, uint32_t lo, uint32_t hi, uint64_t hash)
+{
+    while (hi - lo > 8) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (hashes[mid] < hash)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo < hi && hashes[lo] < hash)
+        lo++;
+    return lo;
+}
+
+/* Record shingles probed a block at a time, in stages, each stage fetching the cache lines of
+ * the probe AHEAD places on: the misses of a block's probes overlap rather than queue, which
+ * is what keeps a lookup's cost flat once the index outgrows the cache. */
+#define LOOKUP_BLOCK 256
+#define LOOKUP_AHEAD 8
+
+/* lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run)
+ *     -> (uint32s, n)
  *
- * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays, unchanged: the same
- * four uint32 arrays, in the same order, one after another in one bytearray: record
- * positions, artifact numbers and artifact positions (n each), then the record positions left
- * out. max_run < 0 leaves nothing out. */
+ * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays (postings: an
+ * (artifact, position) pair of uint32 an entry): four uint32 arrays, one after another in
+ * one bytearray: record positions, artifact numbers and artifact positions (n each), then the
+ * record positions left out, those of the hashes with more than max_run entries. max_run < 0
+ * leaves nothing out. */
 static PyObject *
 lookup(PyObject *self, PyObject *args)
 {
-    PyObject *objects[6];
+    PyObject *objects[5];
     unsigned long long shift, mask;
     long long max_run;
-    if (!PyArg_ParseTuple(args, "OOOOOOKKL:lookup", &objects[0], &objects[1], &objects[2],
-                          &objects[3], &objects[4], &objects[5], &shift, &mask, &max_run))
+    if (!PyArg_ParseTuple(args, "OOOOOKKL:lookup", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &shift, &mask, &max_run))
         return NULL;
-    static const Py_ssize_t sizes[6] = {8, 8, 4, 4, 4, 1};
-    static const char *names[6] = {"shingles", "hashes", "artifacts", "positions", "directory",
-                                   "bitmap"};
-    Py_buffer views[6];
+    static const Py_ssize_t sizes[5] = {8, 8, 4, 4, 1};
+    static const char *names[5] = {"shingles", "hashes", "postings", "directory", "bitmap"};
+    Py_buffer views[5];
     int held = 0;
     PyObject *result = NULL;
     U32s found = {0}, numbers = {0}, positions = {0}, left_out = {0};
-    for (; held < 6; held++)
+    for (; held < 5; held++)
         if (array_view(objects[held], &views[held], sizes[held], names[held]) < 0)
             goto done;
     if (shift < 1 || shift > 63) {
@@ -599,32 +621,64 @@ lookup(PyObject *self, PyObject *args)
         goto done;
     }
     const uint64_t *shingles = views[0].buf, *hashes = views[1].buf;
-    const uint32_t *artifacts = views[2].buf, *artifact_pos = views[3].buf;
-    const uint32_t *directory = views[4].buf;
-    const unsigned char *bitmap = views[5].buf;
-    Py_ssize_t n = views[0].len / 8, n_slots = views[4].len / 4 - 1, n_entries = views[1].len / 8;
-    if ((Py_ssize_t)((mask + 1) / 8) > views[5].len || views[2].len / 4 != n_entries ||
-        views[3].len / 4 != n_entries || n_slots < 1 || (uint64_t)n_slots <= (UINT64_MAX >> shift)) {
+    const uint32_t *postings = views[2].buf, *directory = views[3].buf;
+    const unsigned char *bitmap = views[4].buf;
+    Py_ssize_t n = views[0].len / 8, n_slots = views[3].len / 4 - 1, n_entries = views[1].len / 8;
+    if ((Py_ssize_t)((mask + 1) / 8) > views[4].len || views[2].len / 8 != n_entries ||
+        n_entries > UINT32_MAX || n_slots < 1 || (uint64_t)n_slots <= (UINT64_MAX >> shift)) {
         PyErr_SetString(PyExc_ValueError, "lookup: the index arrays do not fit together");
         goto done;
     }
-    for (Py_ssize_t q = 0; q < n; q++) {
-        uint64_t hash = shingles[q], bit = hash & mask;
-        if (!((bitmap[bit >> 3] >> (bit & 7)) & 1))
-            continue;
-        uint64_t slot = hash >> shift;
-        uint32_t start = directory[slot], end = directory[slot + 1];
-        if (max_run >= 0 && (long long)(end - start) > max_run) {
-            if (u32s_push(&left_out, (uint32_t)q) < 0)
-                goto done;
-            continue;
+    uint32_t passed[LOOKUP_BLOCK], first[LOOKUP_BLOCK], last[LOOKUP_BLOCK];
+    for (Py_ssize_t base = 0; base < n; base += LOOKUP_BLOCK) {
+        const uint64_t *block = shingles + base;
+        int size = n - base < LOOKUP_BLOCK ? (int)(n - base) : LOOKUP_BLOCK, n_passed = 0;
+        /* the bitmap turns most record shingles away */
+        for (int i = 0; i < size; i++) {
+            if (i + LOOKUP_AHEAD < size)
+                __builtin_prefetch(bitmap + ((block[i + LOOKUP_AHEAD] & mask) >> 3));
+            uint64_t bit = block[i] & mask;
+            passed[n_passed] = (uint32_t)i;
+            n_passed += (bitmap[bit >> 3] >> (bit & 7)) & 1;
         }
-        for (uint32_t e = start; e < end; e++) {
-            if (hashes[e] != hash)
+        /* the directory slot of each that passed: where its entries lie */
+        for (int p = 0; p < n_passed; p++) {
+            if (p + LOOKUP_AHEAD < n_passed)
+                __builtin_prefetch(directory + (block[passed[p + LOOKUP_AHEAD]] >> shift));
+            uint64_t slot = block[passed[p]] >> shift;
+            first[p] = directory[slot];
+            last[p] = directory[slot + 1];
+            if (first[p] < last[p]) {
+                __builtin_prefetch(hashes + first[p]);
+                __builtin_prefetch(hashes + last[p] - 1);
+            }
+        }
+        /* the entries of each one's hash, if any: [first, last) becomes theirs */
+        for (int p = 0; p < n_passed; p++) {
+            uint64_t hash = block[passed[p]];
+            uint32_t from = first_not_below(hashes, first[p], last[p], hash), to = from;
+            if (from < last[p] && hashes[from] == hash) {
+                to = first_not_below(hashes, from + 1, last[p], hash + 1);
+                if (hash == UINT64_MAX) /* hash + 1 wrapped: the rest of the slot is equal */
+                    to = last[p];
+                __builtin_prefetch(postings + 2 * (size_t)from);
+            }
+            first[p] = from;
+            last[p] = to;
+        }
+        for (int p = 0; p < n_passed; p++) {
+            uint32_t query = (uint32_t)(base + passed[p]);
+            if (first[p] == last[p])
                 continue;
-            if (u32s_push(&found, (uint32_t)q) < 0 || u32s_push(&numbers, artifacts[e]) < 0 ||
-                u32s_push(&positions, artifact_pos[e]) < 0)
-                goto done;
+            if (max_run >= 0 && (long long)(last[p] - first[p]) > max_run) {
+                if (u32s_push(&left_out, query) < 0)
+                    goto done;
+                continue;
+            }
+            for (uint32_t e = first[p]; e < last[p]; e++)
+                if (u32s_push(&found, query) < 0 || u32s_push(&numbers, postings[2 * e]) < 0 ||
+                    u32s_push(&positions, postings[2 * e + 1]) < 0)
+                    goto done;
         }
     }
     /* one bytearray (one numpy array for the caller, sliced four ways) */
@@ -1210,8 +1264,8 @@ static PyMethodDef methods[] = {
     {"strip_markup", strip_markup, METH_O,
      "strip_markup(text): filter/normalise.py's _strip_for_words(text)."},
     {"lookup", lookup, METH_VARARGS,
-     "lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask, "
-     "max_run): ShingleIndex.lookup_distinctive over the index's arrays."},
+     "lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run): "
+     "ShingleIndex.lookup_distinctive over the index's arrays."},
     {"candidates", candidates, METH_VARARGS,
      "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap): "
      "DerivedFilter._candidates."},
