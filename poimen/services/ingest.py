@@ -112,7 +112,9 @@ def _write_batch(
     written with their verdicts."""
     with transaction.atomic():
         if artifact_index is not None:
-            checked = checked_in_force(fresh, checked, artifact_index, checked_under)
+            checked, artifact_index = checked_in_force(
+                fresh, checked, artifact_index, checked_under
+            )
         verdicts = checked or [None] * len(fresh)
         records, matches, exclusions, restatements = [], [], [], []
         for candidate, verdict in zip(fresh, verdicts, strict=True):

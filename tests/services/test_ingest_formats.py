@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from poimen.models import Event, IngestRun, Record
 from poimen.services import records_ingest, threshold_change
-from tests.factories import demo_skill
+from tests.factories import demo_skill, near_copy
 
 pytestmark = pytest.mark.django_db
 
@@ -65,12 +65,6 @@ def test_a_compact_summary_policy_of_one_keeps_them_as_evidence(make_artifact):
     records_ingest(paths=[TRANSCRIPTS / "codex"])
     codex_summary = Record.objects.get(metadata__restatement="compact-summary", source="codex")
     assert codex_summary.status == "evidence"
-
-
-def near_copy(text: str) -> str:
-    """The skill with every tenth word changed: an overlap of about 0.9."""
-    words = text.split()
-    return " ".join("changed" if i % 10 == 5 else w for i, w in enumerate(words))
 
 
 @pytest.mark.parametrize("workers", [0, 1])
