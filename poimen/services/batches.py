@@ -10,14 +10,6 @@ from poimen.readers import Candidate
 from poimen.record_keys import existing_record_keys
 
 
-def record_keys(candidate: Candidate) -> tuple:
-    """The keys a stored copy of `candidate` has: its source and id, and its own identity
-    (under any source label) where it has one."""
-    if candidate.identity:
-        return (candidate.source, candidate.external_id), (None, candidate.identity)
-    return ((candidate.source, candidate.external_id),)
-
-
 def stored_keys(batch: list[Candidate]) -> set:
     stored = existing_record_keys({(c.source, c.external_id) for c in batch})
     identities = {c.identity for c in batch if c.identity}

@@ -31,6 +31,7 @@ from poimen.readers import (
     Problem,
     Skipped,
     read_sources,
+    record_keys,
 )
 from poimen.record_decision import (
     exclusion_snapshot,
@@ -39,11 +40,7 @@ from poimen.record_decision import (
     thresholds_in_force,
 )
 from poimen.restatements import restatement_decision, restatement_kind
-from poimen.services.batches import (
-    checked_in_force,
-    record_keys,
-    stored_keys,
-)
+from poimen.services.batches import checked_in_force, stored_keys
 from poimen.services.common import InputError, batch_size_or_default
 
 # Problems beyond this many are counted, not kept: memory stays flat on a broken input.
