@@ -20,14 +20,8 @@ from django.db import connection
 
 from poimen.models import IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
-from poimen.readers import Candidate, Problem
-from poimen.services.batches import record_keys
+from poimen.readers import Candidate, Problem, record_keys
 from poimen.services.common import InputError, batch_size_or_default
-from poimen.services.decisions import (
-    RefilterResult,
-    refilter_finish,
-    refilter_start,
-)
 from poimen.services.ingest import (
     KEPT_PROBLEMS,
     IngestResult,
@@ -40,6 +34,7 @@ from poimen.services.ingest import (
     run_start,
 )
 from poimen.services.queued_payloads import payload_key, payload_put, payload_store
+from poimen.services.refilter import RefilterResult, refilter_finish, refilter_start
 
 log = logging.getLogger(__name__)
 INGEST_TASK = "poimen.ingest_batch"
