@@ -5,7 +5,7 @@ from a list."""
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views import defaults
+from django.views import csrf, defaults
 
 from poimen import selectors
 from poimen.forms import ListFilterForm
@@ -93,6 +93,21 @@ def permission_denied(request, exception):
         refusal = str(exception) or "Your account may not do that."
         return htmx_refusal(request, refusal, status=403)
     return defaults.permission_denied(request, exception)
+
+
+# A page open since before the reviewer logged in again (in another tab, say) posts a token
+# that no longer holds: what they can do about it.
+STALE_PAGE = (
+    "Not done: this page is older than your login (you logged in again since it was loaded). "
+    "Reload it, then try again."
+)
+
+
+def csrf_failure(request, reason=""):
+    """CSRF_FAILURE_VIEW: Django's 403 page, or for htmx the refusal, which says what to do."""
+    if getattr(request, "htmx", False):
+        return htmx_refusal(request, STALE_PAGE, status=403)
+    return csrf.csrf_failure(request, reason=reason)
 
 
 def page_not_found(request, exception):

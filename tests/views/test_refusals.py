@@ -4,6 +4,7 @@ where it goes (HX-Retarget) so that desk.js shows it; nothing is left in the ses
 on a later page."""
 
 from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from poimen.models import Record, Review
@@ -135,3 +136,17 @@ def test_a_record_gone_is_told_to_htmx_and_the_page_keeps_its_404(logged_in, des
     nowhere = logged_in.get("/no-such-page/", **HTMX)
     assert nowhere.status_code == 404 and b"That is not here any more." in nowhere.content
     assert "HX-Retarget" not in logged_in.get("/no-such-page/")
+
+
+def test_a_post_with_a_stale_csrf_token_is_told_to_htmx_what_to_do(reviewer, desk_data):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+    record = desk_data["verbatim"]
+    url = reverse("record_review", args=[record.pk])
+    data = {"verdict": "confirmed", "row": "exclusions"}
+    response = client.post(url, data, HTTP_X_CSRFTOKEN="a-token-from-before", **HTMX)
+    assert response.status_code == 403 and response["HX-Retarget"] == "#refusal"
+    assert ALERT in response.content.decode() and b"Reload it, then try again." in response.content
+    page = client.post(url, data)
+    assert page.status_code == 403 and "HX-Retarget" not in page
+    assert Record.objects.get(pk=record.pk).review is None
