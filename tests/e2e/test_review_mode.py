@@ -88,6 +88,9 @@ def test_the_later_of_two_racing_verdicts_is_told_and_shown_the_first_in_place(
     )
     expect(rita.locator("[data-progress]")).to_contain_text("1 of 4 reviewed, 3 left")
     assert rita.evaluate("window.loadedOnce") is True
+    # u undoes her own last verdict (she has none): never his.
+    rita.keyboard.press("u")
+    rita.wait_for_timeout(300)
     judged = Record.objects.select_related("review__reviewer").get(pk=raced)
     assert judged.review.verdict == "confirmed" and judged.review.reviewer.username == "sam"
     assert judged.reviews.count() == 1

@@ -46,6 +46,7 @@ def test_a_verdict_lost_in_review_mode_shows_that_record_as_it_stands_with_the_f
     html = response.content.decode().replace("&amp;", "&")
     assert ALERT in html and "otto judged it confirmed" in html and "not recorded" in html
     assert f"Record #{record.pk}" in html and "Verdict in force" in html
+    assert "Undo this verdict" not in html  # u undoes one's own last verdict, never otto's
     assert "0 of 2 reviewed" not in html and "1 of 2 reviewed, 1 left" in html
     # A verdict now overrules otto's knowingly; skipping goes on past this record.
     assert f'name="seen" value="{first.pk}"' in html
