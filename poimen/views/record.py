@@ -135,7 +135,8 @@ def _note_asked(request, record: Record, form: VerdictForm, error: str):
         response["HX-Reswap"] = "innerHTML"
         return response
     context = record_context(request, selectors.record_detail(record.pk), "")
-    context["asked"] = asked
+    # Rendered by the POST: the page's own forms come back to the record, not to the post.
+    context.update(asked=asked, page_url=reverse("record", args=[record.pk]))
     return render(request, "record.html", context, status=400)
 
 

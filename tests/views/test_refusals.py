@@ -151,3 +151,18 @@ def test_a_post_with_a_stale_csrf_token_is_told_to_htmx_what_to_do(reviewer, des
     page = client.post(url, data)
     assert page.status_code == 403 and "HX-Retarget" not in page
     assert Record.objects.get(pk=record.pk).review is None
+
+
+def test_the_record_page_a_post_answers_sends_its_own_forms_back_to_the_record(
+    logged_in, desk_data, reviewer
+):
+    review_record(record=desk_data["script"], verdict="confirmed", actor=reviewer)
+    record = desk_data["verbatim"]
+    posted = reverse("record_review", args=[record.pk])
+    response = logged_in.post(
+        posted, {"verdict": "false_positive", "reason": "other", "note": "", "seen": 0}
+    )
+    assert response.status_code == 400 and "Undo that verdict" in response.content.decode()
+    html = response.content.decode()
+    assert f'name="next" value="{reverse("record", args=[record.pk])}"' in html
+    assert f'name="next" value="{posted}"' not in html
