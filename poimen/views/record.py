@@ -16,10 +16,12 @@ from poimen.views.common import (
     LISTS,
     list_form,
     list_query,
+    list_url,
     render_page,
     require_review,
     safe_next,
 )
+from poimen.views.links import rows_linked
 
 
 @require_GET
@@ -68,9 +70,7 @@ def record_context(request, record: Record, list_name: str, *, neighbours: bool 
         "previous_id": previous_id,
         "next_id": next_id,
         # Back to the list the record was opened from; opened from elsewhere, there is none.
-        "back_url": "?".join(filter(None, [reverse(list_name), query]))
-        if list_name in LISTS
-        else "",
+        "back_url": list_url(list_name, query) if list_name in LISTS else "",
     }
 
 
@@ -88,10 +88,12 @@ def _row(request, record: Record, list_name: str, conflict: str = "", **asked):
     (note_error, the note of the verdict in force; other_error, the note reason "other" needs)."""
     row = selectors.list_row(record.pk)
     selectors.claims_shown([row])  # "claimed by X", as the list shows it
+    rows_linked([row], list_name, "")
     context = {
         "row": row,
         "list_name": list_name,
         "list_query": "",
+        "back_to_list": list_url(list_name, ""),
         "conflict": conflict,
         **asked,
         **selectors.list_thresholds(),
@@ -108,6 +110,7 @@ def _note_asked(request, record: Record, form: VerdictForm, error: str):
         return _row(request, record, row, other_error=error, other_note=note)
     asked = {
         "record_id": record.pk,
+        "review_url": reverse("record_review", args=[record.pk]),
         "seen": request.POST.get("seen", ""),
         "next": safe_next(request, request.POST.get("next", ""), ""),
         "mode": "review" if request.POST.get("mode") == "review" else "",
