@@ -33,15 +33,14 @@ def _list_context(request, list_name: str):
     queryset = LISTS[list_name](filters=filters)
     page = selectors.page_of(queryset, sort=filters.sort, cursor=request.GET.get("after", ""))
     query = list_query(request)
-    rows_linked(page.items, list_name, query)
     return {
+        **rows_linked(page.items, list_name, query),
         "form": form,
         "filters": filters,
         "queryset": queryset,
         "page": page,
         "list_name": list_name,
         "list_query": query,
-        "back_to_list": list_url(list_name, query),
         **selectors.list_thresholds(),
         "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
         # The reviewer's saved filters of this list: also asked only by a full page.

@@ -21,7 +21,7 @@ from poimen.views.common import (
     require_review,
     safe_next,
 )
-from poimen.views.links import rows_linked
+from poimen.views.links import reason_keys, rows_linked
 
 
 @require_GET
@@ -63,7 +63,7 @@ def record_context(request, record: Record, list_name: str, *, neighbours: bool 
         "across": selectors.record_across_kinds(record),
         "events": selectors.record_events(record),
         "verdict_form": VerdictForm(),
-        "reasons": Review.Reason.choices,
+        "reasons": reason_keys(),
         "last_verdict": _last_verdict(request, record),
         "list_name": list_name,
         "context_query": context_query,
@@ -88,12 +88,11 @@ def _row(request, record: Record, list_name: str, conflict: str = "", **asked):
     (note_error, the note of the verdict in force; other_error, the note reason "other" needs)."""
     row = selectors.list_row(record.pk)
     selectors.claims_shown([row])  # "claimed by X", as the list shows it
-    rows_linked([row], list_name, "")
     context = {
+        **rows_linked([row], list_name, ""),
         "row": row,
         "list_name": list_name,
         "list_query": "",
-        "back_to_list": list_url(list_name, ""),
         "conflict": conflict,
         **asked,
         **selectors.list_thresholds(),
