@@ -20,10 +20,10 @@ from poimen.models import ApiToken, Event, IngestRun, Record
 from poimen.readers import Candidate, Problem
 from poimen.readers.base import FileContext, too_big, unstorable
 from poimen.readers.records import records_line
+from poimen.record_decision import Decision, candidate_decided
 from poimen.services.ingest import (
     IngestResult,
     candidates_ingest,
-    record_decided,
     thresholds_in_force,
 )
 
@@ -32,10 +32,11 @@ API_SOURCE = "api"
 
 @dataclass
 class CheckedItem:
-    """One item's answer: its decision (a Record, saved when stored) or why it was refused."""
+    """One item's answer: its decision (the Record stored now, or the plain Decision of a record
+    not stored) or why it was refused."""
 
     id: object
-    record: Record | None = None
+    decided: Record | Decision | None = None
     checked: Checked | None = None
     stored: str | None = None  # "new", "already", or None when nothing was stored
     error: str | None = None
@@ -90,14 +91,14 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
     for answer, candidate in candidates:
         key = (candidate.source, candidate.external_id)
         if key in written:
-            answer.record, answer.checked = written.pop(key)
+            answer.decided, answer.checked = written.pop(key)
             answer.stored = "new"
         else:
             answer.stored = "already" if store else None
             unstored.append((answer, candidate))
     checked = check_texts(artifact_index.filter, [c.text for _, c in unstored])
     for (answer, candidate), verdict in zip(unstored, checked, strict=True):
-        answer.record, _ = record_decided(candidate, verdict, artifact_index)
+        answer.decided = candidate_decided(candidate, verdict, artifact_index)
         answer.checked = verdict
     return result
 
