@@ -50,16 +50,17 @@ class CheckResult:
     run: IngestRun | None = None
 
 
-def _candidate(item, position: int) -> Candidate | str:
+def _candidate(item, position: int, context: FileContext) -> Candidate | str:
     """The item as a candidate record, or the problem with it ("records[3]: why")."""
     where = f"records[{position}]"
     if not isinstance(item, dict):
         return f"{where}: not a JSON object but {type(item).__name__}"
-    context = FileContext(shown=where, resolved="", default_source=API_SOURCE)
     read = next(iter(records_line(item, context)))
     if isinstance(read, Problem):
         return f"{where}: {read.why}"
-    size = len(read.text.encode("utf-8", "surrogatepass"))
+    text = read.text
+    # An ASCII text is as many bytes as characters (isascii is a flag, not a scan).
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
     if size > settings.POIMEN_MAX_RECORD_BYTES:
         return f"{where}: {too_big(size, settings.POIMEN_MAX_RECORD_BYTES)}"
     why = unstorable(read)
@@ -71,8 +72,11 @@ def _candidate(item, position: int) -> Candidate | str:
 def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckResult:
     """Answer every item in order; with `store`, store the new ones as ingest would."""
     answers, candidates = [], []
+    # One context for every item: an item's problem is named by its place (records[3]), and
+    # `unstorable` checks each item whatever the reader saw of it.
+    context = FileContext(shown="records", resolved="", default_source=API_SOURCE)
     for position, item in enumerate(items):
-        read = _candidate(item, position)
+        read = _candidate(item, position, context)
         item_id = item.get("id") if isinstance(item, dict) else None
         if isinstance(item_id, bool) or not isinstance(item_id, str | int):
             item_id = None  # answered by its place in the list alone
