@@ -109,25 +109,48 @@ char_classes(PyObject *self, PyObject *unused)
 
 /* -- growable buffers -------------------------------------------------------------------- */
 
+/* An array of items of one size that doubles as it fills; len and cap count items. Zeroed
+ * ({0}) it is empty, and PyMem_Free(data) frees it. */
 typedef struct {
-    uint64_t *data;
+    void *data;
     Py_ssize_t len, cap;
-} U64s;
+} Growable;
 
+/* Twice the room (the first time, room for `first` items of `size` bytes); -1 with
+ * MemoryError when there is none. The pushes below call it only when the array is full. */
 static int
-u64s_push(U64s *b, uint64_t value)
+growable_grow(Growable *b, size_t size, Py_ssize_t first)
 {
-    if (b->len == b->cap) {
-        Py_ssize_t cap = b->cap ? b->cap * 2 : 1024;
-        uint64_t *data = PyMem_Realloc(b->data, cap * sizeof(uint64_t));
-        if (data == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->data = data;
-        b->cap = cap;
+    if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)size) {
+        PyErr_NoMemory();
+        return -1;
     }
-    b->data[b->len++] = value;
+    Py_ssize_t cap = b->cap ? b->cap * 2 : first;
+    void *data = PyMem_Realloc(b->data, cap * size);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int
+u64s_push(Growable *b, uint64_t value)
+{
+    if (b->len == b->cap && growable_grow(b, sizeof value, 1024) < 0)
+        return -1;
+    ((uint64_t *)b->data)[b->len++] = value;
+    return 0;
+}
+
+static inline int
+u32s_push(Growable *b, uint32_t value)
+{
+    if (b->len == b->cap && growable_grow(b, sizeof value, 256) < 0)
+        return -1;
+    ((uint32_t *)b->data)[b->len++] = value;
     return 0;
 }
 
@@ -189,7 +212,7 @@ ascii_lower(Py_UCS4 c)
 
 /* The words of an ASCII text, lowered, hashed: the common case, read as bytes. */
 static int
-hash_ascii_words(const unsigned char *s, Py_ssize_t n, U64s *out, Bytes *word)
+hash_ascii_words(const unsigned char *s, Py_ssize_t n, Growable *out, Bytes *word)
 {
     Py_ssize_t i = 0;
     while (i < n) {
@@ -219,7 +242,7 @@ hash_ascii_words(const unsigned char *s, Py_ssize_t n, U64s *out, Bytes *word)
 
 /* The words of any other text, as its kind stores it (1, 2 or 4 bytes a character). */
 #define HASH_WORDS_OF_KIND(NAME, TYPE)                                                        \
-    static int NAME(const TYPE *s, Py_ssize_t n, U64s *out, Bytes *word)                      \
+    static int NAME(const TYPE *s, Py_ssize_t n, Growable *out, Bytes *word)                  \
     {                                                                                         \
         Py_ssize_t i = 0;                                                                     \
         while (i < n) {                                                                       \
@@ -247,7 +270,7 @@ HASH_WORDS_OF_KIND(hash_ucs2_words, Py_UCS2)
 HASH_WORDS_OF_KIND(hash_ucs4_words, Py_UCS4)
 
 static int
-hash_words(PyObject *text, U64s *out, Bytes *word)
+hash_words(PyObject *text, Growable *out, Bytes *word)
 {
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "shingles: texts must be str, not %.100s",
@@ -294,7 +317,7 @@ shingles(PyObject *self, PyObject *args)
         return NULL;
     Py_ssize_t n_texts = PySequence_Fast_GET_SIZE(seq);
     PyObject *counts = PyByteArray_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(int64_t));
-    U64s hashes = {0};
+    Growable hashes = {0};
     Bytes word = {0};
     PyObject *result = NULL, *mixed = NULL;
     if (counts == NULL)
@@ -546,28 +569,6 @@ array_view(PyObject *array, Py_buffer *view, Py_ssize_t itemsize, const char *na
     return 0;
 }
 
-typedef struct {
-    uint32_t *data;
-    Py_ssize_t len, cap;
-} U32s;
-
-static int
-u32s_push(U32s *b, uint32_t value)
-{
-    if (b->len == b->cap) {
-        Py_ssize_t cap = b->cap ? b->cap * 2 : 256;
-        uint32_t *data = PyMem_Realloc(b->data, cap * sizeof(uint32_t));
-        if (data == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->data = data;
-        b->cap = cap;
-    }
-    b->data[b->len++] = value;
-    return 0;
-}
-
 /* lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask,
  *        max_run) -> (uint32s, n)
  *
@@ -590,7 +591,7 @@ lookup(PyObject *self, PyObject *args)
     Py_buffer views[6];
     int held = 0;
     PyObject *result = NULL;
-    U32s found = {0}, numbers = {0}, positions = {0}, left_out = {0};
+    Growable found = {0}, numbers = {0}, positions = {0}, left_out = {0};
     for (; held < 6; held++)
         if (array_view(objects[held], &views[held], sizes[held], names[held]) < 0)
             goto done;
@@ -632,7 +633,7 @@ lookup(PyObject *self, PyObject *args)
     PyObject *arrays = PyByteArray_FromStringAndSize(NULL, size);
     if (arrays != NULL) {
         char *out = PyByteArray_AS_STRING(arrays);
-        const U32s *parts[4] = {&found, &numbers, &positions, &left_out};
+        const Growable *parts[4] = {&found, &numbers, &positions, &left_out};
         for (int p = 0; p < 4; p++) {
             memcpy(out, parts[p]->data, parts[p]->len * sizeof(uint32_t));
             out += parts[p]->len * sizeof(uint32_t);
