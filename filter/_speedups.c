@@ -1265,25 +1265,12 @@ typedef struct {
     int exact;
 } Piece;
 
-typedef struct {
-    Piece *data;
-    Py_ssize_t len, cap;
-} Pieces;
-
 static int
-pieces_push(Pieces *b, Py_ssize_t out_start, Py_ssize_t text_start, Py_ssize_t length, int exact)
+pieces_push(Growable *b, Py_ssize_t out_start, Py_ssize_t text_start, Py_ssize_t length, int exact)
 {
-    if (b->len == b->cap) {
-        Py_ssize_t cap = b->cap ? b->cap * 2 : 64;
-        Piece *data = PyMem_Realloc(b->data, cap * sizeof(Piece));
-        if (data == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->data = data;
-        b->cap = cap;
-    }
-    b->data[b->len++] = (Piece){out_start, text_start, length, exact};
+    if (b->len == b->cap && growable_grow(b, sizeof(Piece), 64) < 0)
+        return -1;
+    ((Piece *)b->data)[b->len++] = (Piece){out_start, text_start, length, exact};
     return 0;
 }
 
@@ -1307,7 +1294,7 @@ piece_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i)
 }
 
 static int
-u32s_append_str(U32s *out, PyObject *str)
+u32s_append_str(Growable *out, PyObject *str)
 {
     int kind = PyUnicode_KIND(str);
     const void *data = PyUnicode_DATA(str);
@@ -1320,8 +1307,8 @@ u32s_append_str(U32s *out, PyObject *str)
 /* The normalised text of s (n code points, markup blanked, not all ASCII) and the pieces that
  * map it back, as _normalise_with_offsets makes them. */
 static int
-normalised_with_pieces(const Py_UCS4 *s, Py_ssize_t n, PyObject *normalise, U32s *out,
-                       Pieces *pieces)
+normalised_with_pieces(const Py_UCS4 *s, Py_ssize_t n, PyObject *normalise, Growable *out,
+                       Growable *pieces)
 {
     PyObject *seen = PyDict_New(); /* piece -> its normalised form */
     if (seen == NULL)
@@ -1378,23 +1365,24 @@ done:
 /* Where output position `at` came from in the text (an end is one past the last character):
  * tokenise's original(), the piece found by moving *cursor forwards. */
 static inline Py_ssize_t
-original_offset(const Pieces *pieces, Py_ssize_t *cursor, Py_ssize_t position, int end)
+original_offset(const Growable *pieces, Py_ssize_t *cursor, Py_ssize_t position, int end)
 {
     Py_ssize_t at = end ? position - 1 : position;
-    while (*cursor + 1 < pieces->len && pieces->data[*cursor + 1].out_start <= at)
+    const Piece *all = pieces->data;
+    while (*cursor + 1 < pieces->len && all[*cursor + 1].out_start <= at)
         (*cursor)++;
-    const Piece *p = &pieces->data[*cursor];
+    const Piece *p = &all[*cursor];
     if (p->exact)
         return p->text_start + (at - p->out_start) + (end ? 1 : 0);
     return end ? p->text_start + p->length : p->text_start;
 }
 
 static PyObject *
-offsets_list(const U64s *offsets)
+offsets_list(const Growable *offsets)
 {
     PyObject *list = PyList_New(offsets->len);
     for (Py_ssize_t j = 0; list != NULL && j < offsets->len; j++) {
-        PyObject *value = PyLong_FromSsize_t((Py_ssize_t)offsets->data[j]);
+        PyObject *value = PyLong_FromSsize_t((Py_ssize_t)((const uint64_t *)offsets->data)[j]);
         if (value == NULL)
             Py_CLEAR(list);
         else
@@ -1421,9 +1409,9 @@ word_spans(PyObject *self, PyObject *args)
     Py_UCS4 *s = blanked_of(text, "word_spans", &n);
     if (s == NULL)
         return NULL;
-    U32s normalised = {0};
-    Pieces pieces = {0};
-    U64s starts = {0}, ends = {0};
+    Growable normalised = {0};
+    Growable pieces = {0};
+    Growable starts = {0}, ends = {0};
     PyObject *words = NULL, *start_list = NULL, *end_list = NULL, *result = NULL;
     int ascii = 1;
     for (Py_ssize_t j = 0; j < n; j++)
@@ -1433,7 +1421,7 @@ word_spans(PyObject *self, PyObject *args)
     if (!ascii) {
         if (normalised_with_pieces(s, n, normalise, &normalised, &pieces) < 0)
             goto done;
-        scan = normalised.data;
+        scan = (const Py_UCS4 *)normalised.data;
         scanned = normalised.len;
     }
     words = with_words ? PyList_New(0) : Py_NewRef(Py_None);
