@@ -127,6 +127,8 @@ def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
 
 def reported_matches(checked: Checked) -> list[CheckedMatch]:
     """The matches kept of a verdict: those from the reporting floor up, near misses included."""
+    if not checked.matches:
+        return []  # most records: no need to read the floor (a setting, slow to read)
     floor = report_floor()
     return [m for m in checked.matches if m.overlap >= floor]
 

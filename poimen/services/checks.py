@@ -50,7 +50,7 @@ class CheckResult:
     run: IngestRun | None = None
 
 
-def _candidate(item, position: int, context: FileContext) -> Candidate | str:
+def _candidate(item, position: int, context: FileContext, limit: int) -> Candidate | str:
     """The item as a candidate record, or the problem with it ("records[3]: why")."""
     where = f"records[{position}]"
     if not isinstance(item, dict):
@@ -61,8 +61,8 @@ def _candidate(item, position: int, context: FileContext) -> Candidate | str:
     text = read.text
     # An ASCII text is as many bytes as characters (isascii is a flag, not a scan).
     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-    if size > settings.POIMEN_MAX_RECORD_BYTES:
-        return f"{where}: {too_big(size, settings.POIMEN_MAX_RECORD_BYTES)}"
+    if size > limit:
+        return f"{where}: {too_big(size, limit)}"
     why = unstorable(read)
     if why:
         return f"{where}: {why}"
@@ -75,8 +75,9 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
     # One context for every item: an item's problem is named by its place (records[3]), and
     # `unstorable` checks each item whatever the reader saw of it.
     context = FileContext(shown="records", resolved="", default_source=API_SOURCE)
+    limit = settings.POIMEN_MAX_RECORD_BYTES
     for position, item in enumerate(items):
-        read = _candidate(item, position, context)
+        read = _candidate(item, position, context, limit)
         item_id = item.get("id") if isinstance(item, dict) else None
         if isinstance(item_id, bool) or not isinstance(item_id, str | int):
             item_id = None  # answered by its place in the list alone
