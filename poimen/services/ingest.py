@@ -87,6 +87,16 @@ def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) ->
     return fresh
 
 
+@dataclass
+class WrittenBatch:
+    """A batch as written: its records with their verdicts, and the index they were decided
+    under (the one it was checked with, or the one of the policies in force at its write when
+    they had changed; None: unfiltered)."""
+
+    records: list[tuple[Record, Checked | None]]
+    artifact_index: ArtifactIndex | None
+
+
 # The event a record the filter decided derived gets, by the status that decision gave it.
 _DECISION_EVENTS = {
     Record.Status.EXCLUDED: Event.Type.DERIVED_EXCLUDED,
@@ -101,17 +111,14 @@ def _write_batch(
     run: IngestRun,
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
-    checked_under: Policies | None = None,
     actor=None,
-) -> list[tuple[Record, Checked | None]]:
+) -> WrittenBatch:
     """Store one batch's records, matches and exclusion events in one transaction, decided
     under the policies in force when it is written (held until it is); returns the records
-    written with their verdicts."""
+    written with their verdicts, and the index they were decided under."""
     with transaction.atomic():
         if artifact_index is not None:
-            checked, artifact_index = checked_in_force(
-                fresh, checked, artifact_index, checked_under
-            )
+            checked, artifact_index = checked_in_force(fresh, checked, artifact_index)
         verdicts = checked or [None] * len(fresh)
         records, matches, exclusions, restatements = [], [], [], []
         for candidate, verdict in zip(fresh, verdicts, strict=True):
@@ -163,12 +170,12 @@ def _write_batch(
         (result.redacted if redacted else result.excluded)[verdict.decided_kind] += 1
     for record in restatements:
         result.excluded[restatement_kind(record.metadata)] += 1
-    return list(zip(records, verdicts, strict=True))
+    return WrittenBatch(list(zip(records, verdicts, strict=True)), artifact_index)
 
 
 def _write_batch_once(
     fresh, checked, *, run, artifact_index, result: IngestResult, **under
-) -> list[tuple[Record, Checked | None]]:
+) -> WrittenBatch:
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
     constraints say so), write the rest and count those as already ingested."""
     try:
@@ -198,19 +205,19 @@ def candidates_ingest(
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
     workers: int = 0,
-    checked_under: Policies | None = None,
     actor=None,
-) -> Iterator[list[tuple[Record, Checked | None]]]:
+) -> Iterator[WrittenBatch]:
     """Check and store batches of candidates: each record exactly once by its keys (those
     stored already, or earlier in the input, are counted as already), its matches and its
     exclusion events in the batch's transaction, decided under the policies in force when it
-    is written (`checked_under`: those it was checked under). Yields each batch as written,
-    in input order, its records with their verdicts. `artifact_index` None: unfiltered.
+    is written (checked again when they are not those of `artifact_index`). Yields
+    each batch as written, in input order, with the index its records were decided under.
+    `artifact_index` None: unfiltered.
 
     The one way records are stored: the ingest command and the API both call it.
     With `workers`, batches are checked in that many forked processes while this one writes."""
     in_flight: set = set()
-    under = {"checked_under": checked_under, "actor": actor}
+    under = {"actor": actor}
 
     def write(done):
         for fresh, checked in done:
@@ -342,7 +349,6 @@ def records_ingest(
         artifact_index=artifact_index,
         result=result,
         workers=workers,
-        checked_under=policies,
         actor=actor,
     )
     for _ in stored:
