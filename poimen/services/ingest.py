@@ -59,6 +59,9 @@ class IngestResult:
     redacted: Counter = field(default_factory=Counter)
     skipped_by: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
+    # Records checked again at their write, the policies having changed since their check
+    # (in this process; not one of the run's counts).
+    rechecked: int = 0
 
     def as_counts(self) -> dict:
         return {
@@ -116,6 +119,7 @@ def _write_batch(
     """Store one batch's records, matches and exclusion events in one transaction, decided
     under the policies in force when it is written (held until it is); returns the records
     written with their verdicts, and the index they were decided under."""
+    checked_with = artifact_index
     with transaction.atomic():
         if artifact_index is not None:
             checked, artifact_index = checked_in_force(fresh, checked, artifact_index)
@@ -165,6 +169,8 @@ def _write_batch(
             )
         insert_all(events, with_pks=False)
     result.new += len(records)
+    if artifact_index is not checked_with:
+        result.rechecked += len(records)
     for record, verdict in exclusions:
         redacted = record.status == Record.Status.REDACTED
         (result.redacted if redacted else result.excluded)[verdict.decided_kind] += 1
@@ -219,24 +225,32 @@ def candidates_ingest(
     in_flight: set = set()
     under = {"actor": actor}
 
-    def write(done):
-        for fresh, checked in done:
+    def write(done, checker=None):
+        nonlocal artifact_index
+        for (fresh, checked_with), checked in done:
             for candidate in fresh:
                 in_flight.difference_update(record_keys(candidate))
-            yield _write_batch_once(
-                fresh, checked, run=run, artifact_index=artifact_index, result=result, **under
+            written = _write_batch_once(
+                fresh, checked, run=run, artifact_index=checked_with, result=result, **under
             )
+            if checker is not None and written.artifact_index.policies != artifact_index.policies:
+                # The policies changed: the batches not checked yet are checked under them
+                # (once), those in flight are checked again by their writes.
+                artifact_index = written.artifact_index
+                checker.use(artifact_index.filter)
+            yield written
 
     if artifact_index is None:
         for batch in batches:
-            yield from write([(_fresh_only(batch, in_flight, result), None)])
+            yield from write([((_fresh_only(batch, in_flight, result), None), None)])
         return
     with BatchChecker(artifact_index.filter, workers=workers) as checker:
         for batch in batches:
             fresh = _fresh_only(batch, in_flight, result)
             in_flight.update(key for c in fresh for key in record_keys(c))
-            yield from write(checker.submit(fresh, [c.text for c in fresh]))
-        yield from write(checker.drain())
+            submitted = checker.submit((fresh, artifact_index), [c.text for c in fresh])
+            yield from write(submitted, checker)
+        yield from write(checker.drain(), checker)
 
 
 def _candidate_batches(items, size: int, result: IngestResult, on_problem, on_skipped=None):
