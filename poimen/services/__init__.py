@@ -16,17 +16,6 @@ from poimen.services.artifacts import (
 from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
 from poimen.services.claims import ClaimResult, claims_release, records_claim
 from poimen.services.common import InputError
-from poimen.services.decisions import (
-    Offender,
-    RefilterResult,
-    ThresholdBelowFloor,
-    ThresholdResult,
-    VerifyResult,
-    derived_verify,
-    records_refilter,
-    threshold_change,
-    threshold_check,
-)
 from poimen.services.export import (
     EXPORT_FIELD_NAMES,
     EXPORT_FIELDS,
@@ -37,6 +26,7 @@ from poimen.services.export import (
 from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.kind_policies import PolicyResult, kind_policy_change
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
+from poimen.services.refilter import RefilterResult, records_refilter
 from poimen.services.reviews import (
     NOTE_MAX_LENGTH,
     NOTE_REQUIRED,
@@ -60,6 +50,13 @@ from poimen.services.second_review import (
     second_review_give,
     second_review_route,
 )
+from poimen.services.thresholds import (
+    ThresholdBelowFloor,
+    ThresholdResult,
+    threshold_change,
+    threshold_check,
+)
+from poimen.services.verify import Offender, VerifyResult, derived_verify
 
 __all__ = [
     "EXPORT_FIELDS",

@@ -10,8 +10,8 @@ from django.db.models import Exists, OuterRef, Q
 from poimen.models import Event, KindPolicy, Match, Record
 from poimen.policies import Policies
 from poimen.services.common import InputError
-from poimen.services.decisions import check_known_kind
 from poimen.services.redecide import DecisionCounts, records_redecide
+from poimen.services.thresholds import check_known_kind
 
 
 @dataclass(kw_only=True)

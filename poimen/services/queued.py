@@ -23,11 +23,6 @@ from poimen.policies import Policies
 from poimen.readers import Candidate, Problem
 from poimen.services.batches import record_keys
 from poimen.services.common import InputError, batch_size_or_default
-from poimen.services.decisions import (
-    RefilterResult,
-    refilter_finish,
-    refilter_start,
-)
 from poimen.services.ingest import (
     KEPT_PROBLEMS,
     IngestResult,
@@ -45,6 +40,7 @@ from poimen.services.queued_payloads import (
     payload_put,
     payload_store,
 )
+from poimen.services.refilter import RefilterResult, refilter_finish, refilter_start
 
 log = logging.getLogger(__name__)
 INGEST_TASK = "poimen.ingest_batch"

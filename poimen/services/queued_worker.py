@@ -14,10 +14,10 @@ from poimen.index_version import LiveIndex
 from poimen.models import Artifact, IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
 from poimen.readers import Candidate
-from poimen.services.decisions import RefilterResult, refilter_page
 from poimen.services.ingest import IngestResult, _write_batch_once
 from poimen.services.queued import REFILTER_COUNTS
 from poimen.services.queued_payloads import payload_get
+from poimen.services.refilter import RefilterResult, refilter_page
 
 log = logging.getLogger(__name__)
 
