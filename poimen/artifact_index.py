@@ -57,15 +57,23 @@ def artifact_index_extend(
     """A new index: `artifact_index`'s artifacts and `artifacts` (new rows), under `policies`.
     The shingles it holds already are not read or sorted again, and `artifact_index` itself
     is left as it was, for the checks still using it."""
+    extended = artifact_index_under(artifact_index, policies)
+    extended.artifact_ids = dict(artifact_index.artifact_ids)
+    _add_artifacts(extended, artifacts.order_by("pk"))
+    return extended
+
+
+def artifact_index_under(artifact_index: ArtifactIndex, policies: Policies) -> ArtifactIndex:
+    """A new index of `artifact_index`'s artifacts under `policies`, every setting of the
+    filter they make (thresholds and min_shared), its shingles shared, not read again.
+    `artifact_index` is left as it was, for the checks still using it."""
     if policies == artifact_index.policies:
         derived_filter = artifact_index.filter.copy()
     else:
         derived_filter = artifact_index.filter.copy(**_filter_settings(policies))
-    extended = ArtifactIndex(
-        filter=derived_filter, artifact_ids=dict(artifact_index.artifact_ids), policies=policies
+    return ArtifactIndex(
+        filter=derived_filter, artifact_ids=artifact_index.artifact_ids, policies=policies
     )
-    _add_artifacts(extended, artifacts.order_by("pk"))
-    return extended
 
 
 def _add_artifacts(artifact_index: ArtifactIndex, artifacts: QuerySet) -> None:

@@ -13,7 +13,7 @@ seconds, and says what it did, or why it could not, in its log file.
 
 Configured by the environment: POIMEN_URL, POIMEN_TOKEN, POIMEN_HOOK_TIMEOUT (seconds,
 default 20), POIMEN_HOOK_LOG (default ~/.poimen/hook.log), POIMEN_HOOK_STATE (the folder
-remembering what was sent, default ~/.poimen/hook-state).
+remembering what was sent, each record by its identity, default ~/.poimen/hook-state).
 """
 
 import hashlib
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from poimen.agent_files import file_artifact
 from poimen.client import UNCHECKED, Client
-from poimen.readers import Candidate, read_file
+from poimen.readers import Candidate, read_file, record_keys
 
 TRANSCRIPT_EVENTS = frozenset({"Stop", "SubagentStop", "SessionEnd", "PreCompact"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
@@ -99,8 +99,25 @@ def handle(event: dict) -> None:
 # --- transcripts -----------------------------------------------------------------------------
 
 
+# What a state file remembers records by: 2, a record's identity where it has one (the same
+# record under any source label, as the server stores it once), else its source and id; a
+# file without a version (1) remembers each by its source and id, and is read once so, then
+# written again by identity.
+STATE_VERSION = 2
+
+
+def _digest(key: tuple) -> str:
+    label, value = key  # label None: an identity, under any label (sources are never empty)
+    return hashlib.sha256(f"{label or ''}\0{value}".encode()).hexdigest()[:24]
+
+
 def _key(candidate: Candidate) -> str:
-    return hashlib.sha256(f"{candidate.source}\0{candidate.external_id}".encode()).hexdigest()[:24]
+    return _digest(record_keys(candidate)[-1])
+
+
+def _key_by_source_and_id(candidate: Candidate) -> str:
+    """What a state file of version 1 remembers `candidate` by."""
+    return _digest((candidate.source, candidate.external_id))
 
 
 def _state_file(state_dir: Path, session: str, transcript: Path) -> Path:
@@ -109,18 +126,30 @@ def _state_file(state_dir: Path, session: str, transcript: Path) -> Path:
     return state_dir / f"{digest}.json"
 
 
-def _read_sent(path: Path) -> set[str]:
+def _read_sent(path: Path) -> tuple[set[str], set[str]]:
+    """The records a state file says were sent: (by identity, by source and id) as its
+    version remembers them; both empty when there is no file or it cannot be read."""
     try:
-        return set(json.loads(path.read_text(encoding="utf-8"))["sent"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return set()
+        state = json.loads(path.read_text(encoding="utf-8"))
+        sent = set(state["sent"])
+        version = state.get("version", 1)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set(), set()
+    if version == STATE_VERSION:
+        return sent, set()
+    if version == 1:
+        return set(), sent
+    log.warning(
+        "%s: a state file of version %s, not read: its records are sent again", path, version
+    )
+    return set(), set()
 
 
 def _write_sent(path: Path, sent: set[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as stream:
-        json.dump({"sent": sorted(sent)}, stream)
+        json.dump({"version": STATE_VERSION, "sent": sorted(sent)}, stream)
     os.replace(temporary, path)
 
 
@@ -128,7 +157,7 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
     transcript = Path(event["transcript_path"]).expanduser()
     session = str(event.get("session_id") or transcript.stem)
     state = _state_file(state_dir, session, transcript)
-    sent = _read_sent(state)
+    sent, sent_by_source_and_id = _read_sent(state)
     limits = client.health().limits
     records, keys, problems = [], [], 0
     for item in read_file(
@@ -139,6 +168,9 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
             continue
         key = _key(item)
         if key in sent:
+            continue
+        if _key_by_source_and_id(item) in sent_by_source_and_id:  # a version 1 file's
+            sent.add(key)
             continue
         metadata = {**item.metadata, "transcript": str(transcript), "line": item.position}
         records.append(

@@ -26,6 +26,12 @@ NEAR_MISS = (
 )
 
 
+def near_copy(text: str) -> str:
+    """`text` with every tenth word changed: a skill's overlap is about 0.9."""
+    words = text.split()
+    return " ".join("changed" if i % 10 == 5 else w for i, w in enumerate(words))
+
+
 def normalised(fragment: str) -> str:
     """A fragment of text as the normaliser folds it (NFKC, casefold, NFKC again)."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", fragment).casefold())

@@ -16,6 +16,7 @@ from poimen.readers.base import (
     Problem,
     Skipped,
     content_sha256,
+    record_keys,
 )
 from poimen.readers.claude_code import COMPACT_SUMMARY
 from poimen.readers.sniff import read_file, read_sources
@@ -31,4 +32,5 @@ __all__ = [
     "content_sha256",
     "read_file",
     "read_sources",
+    "record_keys",
 ]

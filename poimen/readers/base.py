@@ -38,6 +38,15 @@ class Candidate:
     identity: str = ""
 
 
+def record_keys(candidate: Candidate) -> tuple:
+    """The keys a stored copy of `candidate` has: its source and id, and its own identity
+    (under any source label) where it has one. The last names the record whatever label it
+    comes under: what the hook remembers a record it sent by."""
+    if candidate.identity:
+        return (candidate.source, candidate.external_id), (None, candidate.identity)
+    return ((candidate.source, candidate.external_id),)
+
+
 @dataclass(slots=True)
 class Problem:
     """Input that could not be read, with where it is and why."""

@@ -7,7 +7,9 @@ never shows stale numbers and nothing has to remember to invalidate.
 
 import hashlib
 
+from asgiref.local import Local
 from django.core.cache import cache
+from django.core.signals import request_finished, request_started
 from django.db.models import Max
 
 from poimen.models import Event, KindPolicy, Match, Record
@@ -15,6 +17,34 @@ from poimen.policies import report_floor
 
 # In-process caches (numpy arrays too big to pickle into the cache on every request), by name.
 _in_process: dict[str, dict] = {}
+
+
+# The versions, read once a GET request: a page asks them for each of its cached aggregates and
+# tables (a threshold preview some ten times, thirty queries), and a GET writes nothing they
+# count. Outside a request (commands, workers, tests calling selectors) they are read each time.
+_this_request = Local()
+
+
+def _request_began(sender, environ=None, scope=None, **kwargs) -> None:
+    method = (environ or {}).get("REQUEST_METHOD") or (scope or {}).get("method")
+    _this_request.versions = {} if method in ("GET", "HEAD") else None
+
+
+def _request_ended(sender, **kwargs) -> None:
+    _this_request.versions = None
+
+
+request_started.connect(_request_began, dispatch_uid="poimen-versions-began")
+request_finished.connect(_request_ended, dispatch_uid="poimen-versions-ended")
+
+
+def _once_a_request(name: str, read):
+    versions = getattr(_this_request, "versions", None)
+    if versions is None:
+        return read()
+    if name not in versions:
+        versions[name] = read()
+    return versions[name]
 
 
 def cache_key(*parts) -> str:
@@ -28,7 +58,11 @@ def _policy_rows() -> list:
 
 def data_version() -> str:
     """Changes whenever anything the aggregates count changes: every write appends an event or
-    a record, and policies are part of the key. Three index lookups."""
+    a record, and policies are part of the key. Three index lookups, once a GET request."""
+    return _once_a_request("data", _data_version)
+
+
+def _data_version() -> str:
     newest_event = Event.objects.aggregate(n=Max("id"))["n"]
     newest_record = Record.objects.aggregate(n=Max("id"))["n"]
     raw = f"{newest_event}:{newest_record}:{_policy_rows()}:{report_floor()}"
@@ -38,7 +72,11 @@ def data_version() -> str:
 def decision_version() -> str:
     """Changes when the filter's decisions can change (ingest, refilter, a threshold or policy
     change), not when a reviewer judges: new record or match ids, a threshold_changed event,
-    the policies (a policy change redacts or excludes records again)."""
+    the policies (a policy change redacts or excludes records again). Once a GET request."""
+    return _once_a_request("decisions", _decision_version)
+
+
+def _decision_version() -> str:
     newest = (
         Record.objects.aggregate(n=Max("id"))["n"],
         Match.objects.aggregate(n=Max("id"))["n"],
@@ -73,3 +111,4 @@ def caches_clear() -> None:
     """Forget every cached aggregate and array (tests, benchmarks, a restore from backup)."""
     cache.clear()
     _in_process.clear()
+    _this_request.versions = None

@@ -4,10 +4,24 @@ A preview evaluates the derived rule (poimen.derived_rule, from filter.decision)
 the kind's stored matches and coverage, so it answers as a threshold change would apply it.
 """
 
+import json
 from dataclasses import dataclass, replace
 
 import numpy as np
-from django.db.models import Count, F, FloatField
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    OuterRef,
+    Q,
+    When,
+)
+from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Floor
 
 from poimen.derived_rule import (
@@ -20,13 +34,10 @@ from poimen.models import Artifact, Match, Record, ThresholdChange
 from poimen.policies import Policies
 from poimen.redaction import redactions_from_stored
 from poimen.selectors.cache import cached, data_version, decision_version, kept_in_process
-from poimen.selectors.common import UNREVIEWED, VERDICTS
+from poimen.selectors.common import UNREVIEWED, VERDICTS, without_jit
 from poimen.selectors.kinds import kinds_known
 
 HISTOGRAM_BINS = 20
-# Above this many records the table's "held by another kind" is read for all records at once
-# rather than for a list of ids.
-HELD_BY_ID_LIMIT = 50_000
 
 
 @dataclass
@@ -156,78 +167,93 @@ def _columns(rows: list[tuple], width: int) -> np.ndarray:
 def _decision_table(kind: str) -> DecisionTable:
     policies = Policies.load()
     kind_ids = list(Artifact.objects.filter(kind=kind).values_list("id", flat=True))
+    kind_matches = Match.objects.filter(artifact_id__in=kind_ids)
     matches = _columns(
-        list(
-            Match.objects.filter(artifact_id__in=kind_ids)
-            .values_list("record_id", "record__derived", "overlap", "shared")
-            .order_by()
-        ),
-        4,
+        list(kind_matches.values_list("record_id", "overlap", "shared").order_by()), 3
     )
-    covered = _columns(
-        list(
-            Record.objects.filter(coverage__has_key=kind).values_list(
-                "id",
-                "derived",
-                f"coverage__{kind}__coverage",
-                f"coverage__{kind}__artifacts",
-                f"coverage__{kind}__shared",
-            )
-        ),
-        5,
+    # Every record a threshold of the kind can decide, read in one pass over the records (a
+    # scan of the whole table, its rows too wide to cache: one, not one per half of the
+    # rule): its decision now, what keeps it derived whatever this kind's threshold (the rule
+    # with the kind unable to decide: another kind's match or coverage, or coverage across
+    # other kinds), its coverage by several of the kind's artifacts, its coverage across kinds.
+    held = derived_condition(without_kind(policies, kind), kinds_known())
+    decidable = (
+        Record.objects.filter(
+            Exists(kind_matches.filter(record=OuterRef("pk")))
+            | Q(coverage__has_key=kind)
+            | Q(mixed_coverage__kinds__has_key=kind)
+        )
+        .annotate(
+            held=ExpressionWrapper(held, output_field=BooleanField()),
+            # As numbers in SQL: JSON values decoded one by one cost seconds at 10^6 records.
+            **{name: _number(path) for name, path in _coverage_columns(kind).items()},
+            mixed_kinds=Case(
+                When(mixed_coverage__kinds__has_key=kind, then=F("mixed_coverage__kinds"))
+            ),
+        )
+        .values_list("id", "derived", "held", *_coverage_columns(kind), "mixed_kinds")
+        .order_by()  # sorted by id here: in SQL, a walk of the primary key's index
     )
-    # Coverage across kinds involving the kind, and the bar the other kinds involved set.
-    mixed = _columns(
-        [
-            (pk, is_derived, m["coverage"], m["n_kinds"], m["shared"])
-            + across_kinds_in_force(policies, set(m["kinds"]) - {kind})
-            for pk, is_derived, m in Record.objects.filter(
-                mixed_coverage__kinds__has_key=kind
-            ).values_list("id", "derived", "mixed_coverage")
-        ],
-        7,
-    )
-    match_ids = matches[:, 0].astype(np.int64)
-    covered_ids = covered[:, 0].astype(np.int64)
-    mixed_ids = mixed[:, 0].astype(np.int64)
-    ids = np.union1d(np.union1d(match_ids, covered_ids), mixed_ids)
-    derived = np.zeros(len(ids), dtype=bool)
-    match_record = np.searchsorted(ids, match_ids)
-    derived[match_record] = matches[:, 1].astype(bool)
-    covered_at = np.searchsorted(ids, covered_ids)
-    derived[covered_at] = covered[:, 1].astype(bool)
-    coverage = np.zeros((3, len(ids)))
-    coverage[:, covered_at] = covered[:, 2:].T
-    mixed_at = np.searchsorted(ids, mixed_ids)
-    derived[mixed_at] = mixed[:, 1].astype(bool)
+    # Read with a cursor of its own, and made numbers column by column: Django's converters,
+    # value by value, cost seconds on a kind's records at 10^6.
+    sql, params = decidable.query.sql_with_params()
+    with without_jit(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = np.array(cursor.fetchall(), dtype=object).reshape(-1, 10)
+    rows = rows[np.argsort(rows[:, 0].astype(np.int64), kind="stable")]
+    # NULL where a record has no such coverage: 0; and where held meets a missing key in the
+    # rule's comparisons: not held, as in a filter.
+    columns = np.where(rows[:, :9] == None, 0, rows[:, :9]).astype(float).T  # noqa: E711
+    ids = columns[0].astype(np.int64)
+    # Coverage across kinds counts where it involves the kind (its kinds are there), at the
+    # highest threshold and min_shared of the other kinds involved.
+    involved = np.flatnonzero(rows[:, 9] != None)  # noqa: E711
     across = np.zeros((5, len(ids)))
-    across[:, mixed_at] = mixed[:, 2:].T
-
-    # What keeps a record derived whatever this kind's threshold: the rule with the kind
-    # unable to decide (another kind's match or coverage, or coverage across other kinds).
-    held_by = Record.objects.filter(derived_condition(without_kind(policies, kind), kinds_known()))
-    if len(ids) < HELD_BY_ID_LIMIT:
-        held_by = held_by.filter(pk__in=ids.tolist())
-    held_ids = np.fromiter(held_by.values_list("id", flat=True), dtype=np.int64)
+    across[:3, involved] = columns[6:9, involved]
+    for at in involved:
+        kinds = json.loads(rows[at, 9]) if isinstance(rows[at, 9], str) else rows[at, 9]
+        across[3:, at] = across_kinds_in_force(policies, set(kinds) - {kind})
+    match_ids = matches[:, 0].astype(np.int64)
+    # A match stored since the records were read (an ingest under way) waits for the next
+    # table: the decision version it brings builds one.
+    match_record = np.minimum(np.searchsorted(ids, match_ids), max(len(ids) - 1, 0))
+    known = ids[match_record] == match_ids if len(ids) else np.zeros(len(match_ids), dtype=bool)
 
     return DecisionTable(
         kind=kind,
         min_shared=policies.min_shared_for(kind),
         ids=ids,
-        derived=derived,
-        held_by_other=np.isin(ids, held_ids),
-        match_record=match_record,
-        match_overlap=matches[:, 2],
-        match_shared=matches[:, 3],
-        coverage=coverage[0],
-        coverage_artifacts=coverage[1],
-        coverage_shared=coverage[2],
+        derived=columns[1].astype(bool),
+        held_by_other=columns[2].astype(bool),
+        match_record=match_record[known],
+        match_overlap=matches[known, 1],
+        match_shared=matches[known, 2],
+        coverage=columns[3],
+        coverage_artifacts=columns[4],
+        coverage_shared=columns[5],
         mixed_coverage=across[0],
         mixed_kinds=across[1],
         mixed_shared=across[2],
         mixed_threshold_others=across[3],
         mixed_min_shared_others=across[4],
     )
+
+
+def _coverage_columns(kind: str) -> dict[str, str]:
+    """The stored coverage a decision table reads of a record, by column: by several of the
+    kind's artifacts (stored_coverage), across kinds (stored_mixed)."""
+    return {
+        "coverage_share": f"coverage__{kind}__coverage",
+        "coverage_artifacts": f"coverage__{kind}__artifacts",
+        "coverage_shared": f"coverage__{kind}__shared",
+        "mixed_share": "mixed_coverage__coverage",
+        "mixed_n_kinds": "mixed_coverage__n_kinds",
+        "mixed_shared": "mixed_coverage__shared",
+    }
+
+
+def _number(path: str) -> Cast:
+    return Cast(KT(path), FloatField())
 
 
 def _verdicts(table: DecisionTable) -> np.ndarray:

@@ -2,20 +2,12 @@
 already (by source and id, or by their own identity under any label) and the policies in
 force when it is written."""
 
-from poimen.artifact_index import ArtifactIndex
-from poimen.checked import check_texts
+from poimen.artifact_index import ArtifactIndex, artifact_index_under
+from poimen.checked import Checked, check_texts
 from poimen.models import Record
 from poimen.policies import Policies
 from poimen.readers import Candidate
 from poimen.record_keys import existing_record_keys
-
-
-def record_keys(candidate: Candidate) -> tuple:
-    """The keys a stored copy of `candidate` has: its source and id, and its own identity
-    (under any source label) where it has one."""
-    if candidate.identity:
-        return (candidate.source, candidate.external_id), (None, candidate.identity)
-    return ((candidate.source, candidate.external_id),)
 
 
 def stored_keys(batch: list[Candidate]) -> set:
@@ -27,13 +19,16 @@ def stored_keys(batch: list[Candidate]) -> set:
     return stored
 
 
-def checked_in_force(fresh, checked, artifact_index: ArtifactIndex, checked_under: Policies | None):
-    """`checked`, or the batch checked again when the policies changed since it was checked
-    (a threshold set while the run goes on): what is written is decided under the policies in
-    force, which stay locked until it is."""
+def checked_in_force(
+    fresh, checked, artifact_index: ArtifactIndex, checked_under: Policies | None
+) -> tuple[list[Checked] | None, ArtifactIndex]:
+    """`checked` and `artifact_index`, or, when the policies changed since the batch was
+    checked (a threshold or a min_shared set while the run goes on), the batch checked again
+    and the index of the policies in force it was checked with: what is written is decided
+    under them, and they stay locked until it is. `artifact_index` is left as it is: other
+    checks (the next batches', another thread's) may be using it."""
     in_force = Policies.load(lock=True)
     if checked_under is None or in_force == checked_under:
-        return checked
-    artifact_index.filter.thresholds = dict(in_force.thresholds)
-    artifact_index.policies = in_force
-    return check_texts(artifact_index.filter, [c.text for c in fresh])
+        return checked, artifact_index
+    index_in_force = artifact_index_under(artifact_index, in_force)
+    return check_texts(index_in_force.filter, [c.text for c in fresh]), index_in_force

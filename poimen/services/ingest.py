@@ -31,6 +31,7 @@ from poimen.readers import (
     Problem,
     Skipped,
     read_sources,
+    record_keys,
 )
 from poimen.record_decision import (
     exclusion_snapshot,
@@ -39,11 +40,7 @@ from poimen.record_decision import (
     thresholds_in_force,
 )
 from poimen.restatements import restatement_decision, restatement_kind
-from poimen.services.batches import (
-    checked_in_force,
-    record_keys,
-    stored_keys,
-)
+from poimen.services.batches import checked_in_force, stored_keys
 from poimen.services.common import InputError, batch_size_or_default
 
 # Problems beyond this many are counted, not kept: memory stays flat on a broken input.
@@ -112,7 +109,9 @@ def _write_batch(
     written with their verdicts."""
     with transaction.atomic():
         if artifact_index is not None:
-            checked = checked_in_force(fresh, checked, artifact_index, checked_under)
+            checked, artifact_index = checked_in_force(
+                fresh, checked, artifact_index, checked_under
+            )
         verdicts = checked or [None] * len(fresh)
         records, matches, exclusions, restatements = [], [], [], []
         for candidate, verdict in zip(fresh, verdicts, strict=True):

@@ -20,8 +20,7 @@ from django.db import connection
 
 from poimen.models import IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
-from poimen.readers import Candidate, Problem
-from poimen.services.batches import record_keys
+from poimen.readers import Candidate, Problem, record_keys
 from poimen.services.common import InputError, batch_size_or_default
 from poimen.services.ingest import (
     KEPT_PROBLEMS,

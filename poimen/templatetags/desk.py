@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 from django import template
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
-from django.utils.html import conditional_escape, format_html
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from poimen.selectors import SNIPPET_CHARS, SNIPPET_LEAD
@@ -177,6 +177,13 @@ def href(viewname: str, *args, query: str = "", **params) -> str:
     joined = "&".join(part for part in parts if part)
     url = reverse(viewname, args=args)
     return f"{url}?{joined}" if joined else url
+
+
+@register.simple_tag
+def options(values) -> str:
+    """An <option> for each of `values` (a datalist's completions), escaped: one join, where a
+    template loop over the thousand artifact names of a desk cost a list page milliseconds."""
+    return format_html_join("", '<option value="{}">', ((value,) for value in values))
 
 
 @register.filter(expects_localtime=True)

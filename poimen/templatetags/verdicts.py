@@ -4,7 +4,6 @@ then `{% for verdict in record|verdicts_offered %}`."""
 from django import template
 
 from poimen import services, verdicts
-from poimen.models import Review
 
 register = template.Library()
 
@@ -12,13 +11,6 @@ register = template.Library()
 @register.filter
 def verdicts_offered(record) -> list:
     return verdicts.verdicts_offered(record)
-
-
-@register.simple_tag
-def reason_choices() -> list:
-    """A false positive's reasons (Review.Reason, their one home) as (value, label), in the
-    order of their keys 1–4: `{% reason_choices as reasons %}`."""
-    return Review.Reason.choices
 
 
 @register.filter

@@ -3,6 +3,7 @@
 
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from poimen import selectors
@@ -77,3 +78,8 @@ def list_query(request) -> str:
         if key not in LIST_PARAMS:
             del query[key]
     return query.urlencode()
+
+
+def list_url(list_name: str, query: str) -> str:
+    """List `list_name` with the filters `query` (a list_query), or without any."""
+    return "?".join(filter(None, [reverse(list_name), query]))

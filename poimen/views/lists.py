@@ -14,10 +14,12 @@ from poimen.views.common import (
     LISTS,
     list_form,
     list_query,
+    list_url,
     render_page,
     require_review,
     safe_next,
 )
+from poimen.views.links import rows_linked
 
 # A bulk verdict runs inside one request, a review and an event per record (about 0.5 ms each
 # on PostgreSQL, written a thousand at a time): beyond this many, some ten seconds' work, the
@@ -30,13 +32,15 @@ def _list_context(request, list_name: str):
     filters = form.filters()
     queryset = LISTS[list_name](filters=filters)
     page = selectors.page_of(queryset, sort=filters.sort, cursor=request.GET.get("after", ""))
+    query = list_query(request)
     return {
+        **rows_linked(page.items, list_name, query),
         "form": form,
         "filters": filters,
         "queryset": queryset,
         "page": page,
         "list_name": list_name,
-        "list_query": list_query(request),
+        "list_query": query,
         **selectors.list_thresholds(),
         "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
         # The reviewer's saved filters of this list: also asked only by a full page.
@@ -121,9 +125,7 @@ def exclusions_bulk(request):
                 label = Review.Verdict(bulk_form.cleaned_data["verdict"]).label
                 messages.success(request, f"{event.data['count']:,} records marked {label}.")
                 request.session["last_bulk"] = event.pk
-                return redirect(
-                    "?".join(filter(None, [reverse("exclusions"), list_query(request)]))
-                )
+                return redirect(list_url("exclusions", list_query(request)))
     context = {
         "form": form,
         "bulk_form": bulk_form,

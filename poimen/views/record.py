@@ -16,10 +16,12 @@ from poimen.views.common import (
     LISTS,
     list_form,
     list_query,
+    list_url,
     render_page,
     require_review,
     safe_next,
 )
+from poimen.views.links import reason_keys, rows_linked
 
 
 @require_GET
@@ -61,16 +63,14 @@ def record_context(request, record: Record, list_name: str, *, neighbours: bool 
         "across": selectors.record_across_kinds(record),
         "events": selectors.record_events(record),
         "verdict_form": VerdictForm(),
-        "reasons": Review.Reason.choices,
+        "reasons": reason_keys(),
         "last_verdict": _last_verdict(request, record),
         "list_name": list_name,
         "context_query": context_query,
         "previous_id": previous_id,
         "next_id": next_id,
         # Back to the list the record was opened from; opened from elsewhere, there is none.
-        "back_url": "?".join(filter(None, [reverse(list_name), query]))
-        if list_name in LISTS
-        else "",
+        "back_url": list_url(list_name, query) if list_name in LISTS else "",
     }
 
 
@@ -89,6 +89,7 @@ def _row(request, record: Record, list_name: str, conflict: str = "", **asked):
     row = selectors.list_row(record.pk)
     selectors.claims_shown([row])  # "claimed by X", as the list shows it
     context = {
+        **rows_linked([row], list_name, ""),
         "row": row,
         "list_name": list_name,
         "list_query": "",
@@ -108,6 +109,7 @@ def _note_asked(request, record: Record, form: VerdictForm, error: str):
         return _row(request, record, row, other_error=error, other_note=note)
     asked = {
         "record_id": record.pk,
+        "review_url": reverse("record_review", args=[record.pk]),
         "seen": request.POST.get("seen", ""),
         "next": safe_next(request, request.POST.get("next", ""), ""),
         "mode": "review" if request.POST.get("mode") == "review" else "",

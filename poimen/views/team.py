@@ -16,6 +16,7 @@ from poimen.views.common import (
     can_review,
     list_form,
     list_query,
+    list_url,
     render_page,
     require_review,
     safe_next,
@@ -43,10 +44,6 @@ def review_pool(request, listed):
     return pool, f"{CLAIMED}=mine" if mine_only else ""
 
 
-def _list_url(list_name: str, query: str) -> str:
-    return "?".join(filter(None, [reverse(list_name), query]))
-
-
 @require_POST
 def claim(request):
     """Claim the next batch of the list and filters in the query string, then review it."""
@@ -58,7 +55,7 @@ def claim(request):
     query = list_query(request)
     if form.errors:  # a filter left out would widen the set: claim nothing
         messages.error(request, "Fix the filters first: a claim takes the set they describe.")
-        return redirect(_list_url(list_name, query))
+        return redirect(list_url(list_name, query))
     result = services.records_claim(
         records=LISTS[list_name](filters=form.filters()),
         actor=request.user,
@@ -66,7 +63,7 @@ def claim(request):
     )
     if not result.record_ids:
         messages.info(request, "Nothing left to claim here: every record is judged or held.")
-        return redirect(_list_url(list_name, query))
+        return redirect(list_url(list_name, query))
     count = len(result.record_ids)
     messages.success(
         request,

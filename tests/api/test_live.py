@@ -2,6 +2,7 @@
 process), used by poimen.client and by the poimen-hook console script in its own process,
 fed real-shaped Claude Code hook events and transcripts on stdin."""
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -252,3 +253,53 @@ def test_a_transcript_ingested_first_adds_nothing_when_the_hook_sends_it(hook_en
     assert Record.objects.count() == 3
     log = Path(hook_env["POIMEN_HOOK_LOG"]).read_text()
     assert "3 new records sent (evidence 2, excluded 1)" in log  # answered, stored once
+
+
+def _last_logged(hook_env) -> str:
+    return Path(hook_env["POIMEN_HOOK_LOG"]).read_text().strip().splitlines()[-1]
+
+
+def test_the_hook_remembers_a_record_by_its_identity_under_another_label(hook_env, tmp_path):
+    path = tmp_path / "records.jsonl"
+
+    def write(source, record_id):
+        lines = [
+            {
+                "id": record_id,
+                "source": source,
+                "identity": f"notes:{SESSION}/n1",
+                "text": UNRELATED,
+            },
+            {"id": "plain", "source": source, "text": "A note without an identity of its own."},
+        ]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    write("laptop", "n1")
+    assert _hook(_stop_event(path), hook_env).returncode == 0
+    assert "2 new records sent" in _last_logged(hook_env)
+    write("desktop", "n1-again")  # the same record under another label and id
+    assert _hook(_stop_event(path), hook_env).returncode == 0
+    # the one without an identity is another record under another label
+    assert "1 new records sent" in _last_logged(hook_env)
+    assert Record.objects.count() == 3
+
+
+def test_the_hook_reads_a_state_file_an_older_hook_wrote_by_source_and_id(hook_env, transcript):
+    assert _hook(_stop_event(transcript), hook_env).returncode == 0
+    (state,) = Path(hook_env["POIMEN_HOOK_STATE"]).iterdir()
+    # As the hooks before state files had a version wrote them: each record by source and id.
+    by_source_and_id = [
+        hashlib.sha256(f"claude-code\0{SESSION}/{uuid}/0".encode()).hexdigest()[:24]
+        for uuid in ("u1", "u2", "u3")
+    ]
+    state.write_text(json.dumps({"sent": by_source_and_id}))
+    more = _line("assistant", "u4", "Here are the notes for 4.2: faster checkout.", parent="u3")
+    with transcript.open("a") as stream:
+        stream.write(json.dumps(more) + "\n")
+    assert _hook(_stop_event(transcript), hook_env).returncode == 0
+    assert "1 new records sent" in _last_logged(hook_env)
+    written = json.loads(state.read_text())
+    assert written["version"] == 2 and len(written["sent"]) == 4
+    assert not set(written["sent"]) & set(by_source_and_id)  # remembered by identity now
+    assert _hook(_stop_event(transcript), hook_env).returncode == 0
+    assert "0 new records sent" in _last_logged(hook_env)

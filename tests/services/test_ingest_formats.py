@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from poimen.models import Event, IngestRun, Record
+from poimen.models import Event, IngestRun, KindPolicy, Record
 from poimen.services import records_ingest, threshold_change
-from tests.factories import demo_skill
+from tests.factories import demo_skill, near_copy
 
 pytestmark = pytest.mark.django_db
 
@@ -67,12 +67,6 @@ def test_a_compact_summary_policy_of_one_keeps_them_as_evidence(make_artifact):
     assert codex_summary.status == "evidence"
 
 
-def near_copy(text: str) -> str:
-    """The skill with every tenth word changed: an overlap of about 0.9."""
-    words = text.split()
-    return " ".join("changed" if i % 10 == 5 else w for i, w in enumerate(words))
-
-
 @pytest.mark.parametrize("workers", [0, 1])
 def test_a_threshold_changed_during_a_run_decides_the_batches_written_after_it(
     make_artifact, tmp_path, workers
@@ -95,6 +89,30 @@ def test_a_threshold_changed_during_a_run_decides_the_batches_written_after_it(
     # r0 was stored before the change and released by it: one exclusion event, one release.
     assert Event.objects.filter(type="derived_excluded").count() == 1
     assert Event.objects.filter(type="status_changed").count() == 1
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_min_shared_changed_during_a_run_decides_the_batches_written_after_it(
+    make_artifact, tmp_path, workers
+):
+    make_artifact(name="release-notes")
+    text = near_copy(demo_skill("release-notes"))
+    path = tmp_path / "records.jsonl"
+    rows = [{"id": f"r{i}", "text": f"{text}\n{i}"} for i in range(3)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    def change_after_the_first_batch(result):
+        if result.new == 1:
+            # More shared shingles than the skill has: no record can match it any more.
+            KindPolicy.objects.update_or_create(kind="skill", defaults={"min_shared": 10_000})
+
+    records_ingest(
+        paths=[path], batch_size=1, workers=workers, on_progress=change_after_the_first_batch
+    )
+    statuses = dict(Record.objects.values_list("external_id", "status"))
+    # r0 was written before the change (which decides no stored record again).
+    assert statuses == {"r0": "excluded", "r1": "evidence", "r2": "evidence"}
+    assert not Record.objects.filter(external_id__in=["r1", "r2"], matches__isnull=False).exists()
 
 
 def test_every_batch_leaves_the_counts_so_far_and_a_sign_of_life(tmp_path):

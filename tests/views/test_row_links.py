@@ -1,0 +1,36 @@
+"""A list row's links come from one reversed URL shape each (poimen.views.links): they must be
+the URLs Django reverses for the row, and the forms' hidden fields must carry what it posts."""
+
+from django.urls import reverse
+
+from poimen.views.links import reason_keys, rows_linked
+
+
+def test_row_links_are_the_reversed_urls(make_artifact, make_record):
+    artifact = make_artifact()
+    judged_none = make_record(status="excluded", best_overlap=0.9, best_artifact=artifact)
+    unmatched = make_record(status="excluded")
+
+    page = rows_linked([judged_none, unmatched], "exclusions", "kind=skill&sort=time")
+
+    links = judged_none.links
+    assert links.id == str(judged_none.pk)
+    assert (
+        links.open
+        == reverse("record", args=[judged_none.pk]) + "?list=exclusions&kind=skill&sort=time"
+    )
+    assert links.artifact == reverse("artifact", args=[artifact.pk])
+    assert links.review == reverse("record_review", args=[judged_none.pk])
+    assert links.undo == reverse("record_undo", args=[judged_none.pk])
+    assert links.note == reverse("record_note", args=[judged_none.pk])
+    assert links.seen == "0"
+    assert unmatched.links.artifact == ""
+    assert page["back_to_list"] == reverse("exclusions") + "?kind=skill&sort=time"
+    assert 'name="next" value="/exclusions/?kind=skill&amp;sort=time"' in links.hidden
+    assert judged_none.offered == ["confirmed", "false_positive"]
+
+
+def test_reason_keys_follow_the_reasons_order():
+    keys = reason_keys()
+    assert [key for _, _, key in keys] == [str(n) for n in range(1, len(keys) + 1)]
+    assert keys[-1][0] == "other"
