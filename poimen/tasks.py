@@ -14,13 +14,20 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from poimen.celery import app
-from poimen.services import queued, queued_worker
+from poimen.services import queued, queued_payloads, queued_worker
 
 log = get_task_logger(__name__)
 DATABASE_LOST = (OperationalError, InterfaceError)
 
 
 def _run(task, write, job: str, number: int, **kwargs) -> None:
+    try:
+        _write(task, write, job, number, **kwargs)
+    finally:
+        queued_payloads.batch_ended_tell(job, number)
+
+
+def _write(task, write, job: str, number: int, **kwargs) -> None:
     worker = task.request.hostname or ""
     for attempt in range(1, settings.POIMEN_QUEUE_MAX_ATTEMPTS + 1):
         close_old_connections()
