@@ -22,7 +22,8 @@ def review(request):
     # to the reviewer's own batch.
     listed, claimed = team.review_pool(request, LISTS[list_name](filters=filters))
     after = request.GET.get("after", "")
-    found = selectors.next_unreviewed(listed, sort=filters.sort, cursor=after)
+    # Read whole (selectors.for_detail): the record view shows it without reading it again.
+    found = selectors.next_unreviewed(selectors.for_detail(listed), sort=filters.sort, cursor=after)
     query = "&".join(filter(None, [f"list={list_name}", list_query(request), claimed]))
     here = f"{reverse('review')}?{query}"
     context = {
@@ -36,8 +37,7 @@ def review(request):
     if found is None:
         return render_page(request, "review_done.html", context)
     record, cursor = found
-    detail = selectors.record_detail(record.pk)
-    context.update(record_context(request, detail, list_name, neighbours=False))
+    context.update(record_context(request, record, list_name, neighbours=False))
     # After a verdict or a skip, on from this record: the ones skipped are not shown again
     # until the reviewer starts over.
     context.update(review_mode=True, review_next=f"{here}&after={cursor}")
