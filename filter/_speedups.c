@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 1
+#define SPEEDUPS_API 2
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -1171,6 +1171,313 @@ done:
     return result;
 }
 
+/* -- words with their offsets ------------------------------------------------------------
+ *
+ * filter/normalise.py's tokenise(text): the normalised words of a text with the [start, end)
+ * character span each came from, which a matched record's passages are cut at. The markup is
+ * blanked as strip_markup blanks it (its _MARKUP is the line rules and the tag rule in one
+ * regex, which is the one pass above: the same matches, each replaced by as many spaces, a line
+ * match keeping its line break). An ASCII text is then scanned as it stands. Any other is
+ * normalised piece by piece as _normalise_with_offsets does it (each non-ASCII character with
+ * the marks and invisible characters after it, and an ASCII character a mark follows, is a
+ * piece, normalised by the Python function given, once for each distinct piece; the ASCII
+ * between pieces is lowered), and a word's offsets come from the pieces it starts and ends in:
+ * exactly inside an ASCII stretch, the whole piece otherwise. tests/filter compares both with
+ * the pure-Python tokenise on random text. */
+
+#define AT(i) PyUnicode_READ(kind, data, (i))
+
+/* `text` (n characters) with its markup blanked, into out */
+static void
+blank_markup_into(int kind, const void *data, Py_ssize_t n, Py_UCS4 *out)
+{
+    Py_ssize_t i = 0, end;
+    for (Py_ssize_t j = 0; j < n; j++)
+        out[j] = AT(j);
+    if ((end = line_markup_end(kind, data, n, 0)) >= 0) {
+        for (Py_ssize_t j = 0; j < end; j++)
+            out[j] = ' ';
+        i = end;
+    }
+    while (i < n) {
+        Py_UCS4 c = AT(i);
+        if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0) {
+            for (Py_ssize_t j = i + 1; j < end; j++)
+                out[j] = ' ';
+            i = end;
+        } else if (c == '<' && (end = tag_end(kind, data, n, i)) >= 0) {
+            for (Py_ssize_t j = i; j < end; j++)
+                out[j] = ' ';
+            i = end;
+        } else {
+            i++;
+        }
+    }
+}
+
+#undef AT
+
+/* text as a buffer of n + 1 code points with its markup blanked, or NULL */
+static Py_UCS4 *
+blanked_of(PyObject *text, const char *name, Py_ssize_t *n)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s: text must be str, not %.100s", name,
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    *n = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 *out = PyMem_Malloc((*n + 1) * sizeof(Py_UCS4));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    blank_markup_into(PyUnicode_KIND(text), PyUnicode_DATA(text), *n, out);
+    return out;
+}
+
+/* blank_markup(text) -> str: filter/normalise.py's strip_markup(text). */
+static PyObject *
+blank_markup(PyObject *self, PyObject *text)
+{
+    Py_ssize_t n;
+    Py_UCS4 *blanked = blanked_of(text, "blank_markup", &n);
+    if (blanked == NULL)
+        return NULL;
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, blanked, n);
+    PyMem_Free(blanked);
+    return result;
+}
+
+static inline int
+is_invisible(Py_UCS4 c) /* filter/normalise.py's _INVISIBLE */
+{
+    return c == 0xAD || c == 0x200B || c == 0x200C || c == 0x200D || c == 0x2060 ||
+           c == 0xFEFF;
+}
+
+typedef struct {
+    Py_ssize_t out_start, text_start, length;
+    int exact;
+} Piece;
+
+static int
+pieces_push(Growable *b, Py_ssize_t out_start, Py_ssize_t text_start, Py_ssize_t length, int exact)
+{
+    if (b->len == b->cap && growable_grow(b, sizeof(Piece), 64) < 0)
+        return -1;
+    ((Piece *)b->data)[b->len++] = (Piece){out_start, text_start, length, exact};
+    return 0;
+}
+
+/* The end of the piece _NON_ASCII_CHAR matches at i, or -1:
+ * (?:[\x00-\x7f](?=[INVISIBLE]*[COMBINING]))?[^\x00-\x7f][COMBINING INVISIBLE]* */
+static Py_ssize_t
+piece_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i)
+{
+    if (s[i] < 0x80) { /* an ASCII character a mark follows */
+        Py_ssize_t j = i + 1;
+        while (j < n && is_invisible(s[j]))
+            j++;
+        if (!(j < n && is_mark(s[j])))
+            return -1;
+        i++;
+    }
+    i++; /* a non-ASCII character (after an ASCII one: the invisible one or mark after it) */
+    while (i < n && (is_mark(s[i]) || is_invisible(s[i])))
+        i++;
+    return i;
+}
+
+static int
+u32s_append_str(Growable *out, PyObject *str)
+{
+    int kind = PyUnicode_KIND(str);
+    const void *data = PyUnicode_DATA(str);
+    for (Py_ssize_t j = 0, m = PyUnicode_GET_LENGTH(str); j < m; j++)
+        if (u32s_push(out, PyUnicode_READ(kind, data, j)) < 0)
+            return -1;
+    return 0;
+}
+
+/* The normalised text of s (n code points, markup blanked, not all ASCII) and the pieces that
+ * map it back, as _normalise_with_offsets makes them. */
+static int
+normalised_with_pieces(const Py_UCS4 *s, Py_ssize_t n, PyObject *normalise, Growable *out,
+                       Growable *pieces)
+{
+    PyObject *seen = PyDict_New(); /* piece -> its normalised form */
+    if (seen == NULL)
+        return -1;
+    Py_ssize_t done = 0, i = 0, end;
+    int failed = -1;
+    while (i < n) {
+        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(s, n, i)) < 0) {
+            i++;
+            continue;
+        }
+        if (i > done) {
+            if (pieces_push(pieces, out->len, done, i - done, 1) < 0)
+                goto done;
+            for (Py_ssize_t j = done; j < i; j++)
+                if (u32s_push(out, ascii_lower(s[j])) < 0)
+                    goto done;
+        }
+        PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + i, end - i);
+        if (piece == NULL)
+            goto done;
+        PyObject *normalised = PyDict_GetItemWithError(seen, piece); /* borrowed */
+        if (normalised == NULL && !PyErr_Occurred()) {
+            normalised = PyObject_CallOneArg(normalise, piece);
+            if (normalised != NULL && !PyUnicode_Check(normalised)) {
+                PyErr_SetString(PyExc_TypeError, "word_spans: normalise must return str");
+                Py_CLEAR(normalised);
+            }
+            if (normalised != NULL && PyDict_SetItem(seen, piece, normalised) < 0)
+                Py_CLEAR(normalised);
+            Py_XDECREF(normalised); /* the dict holds it */
+        }
+        Py_DECREF(piece);
+        if (normalised == NULL)
+            goto done;
+        if (pieces_push(pieces, out->len, i, end - i, 0) < 0 ||
+            u32s_append_str(out, normalised) < 0)
+            goto done;
+        done = i = end;
+    }
+    if (done < n) {
+        if (pieces_push(pieces, out->len, done, n - done, 1) < 0)
+            goto done;
+        for (Py_ssize_t j = done; j < n; j++)
+            if (u32s_push(out, ascii_lower(s[j])) < 0)
+                goto done;
+    }
+    failed = 0;
+done:
+    Py_DECREF(seen);
+    return failed;
+}
+
+/* Where output position `at` came from in the text (an end is one past the last character):
+ * tokenise's original(), the piece found by moving *cursor forwards. */
+static inline Py_ssize_t
+original_offset(const Growable *pieces, Py_ssize_t *cursor, Py_ssize_t position, int end)
+{
+    Py_ssize_t at = end ? position - 1 : position;
+    const Piece *all = pieces->data;
+    while (*cursor + 1 < pieces->len && all[*cursor + 1].out_start <= at)
+        (*cursor)++;
+    const Piece *p = &all[*cursor];
+    if (p->exact)
+        return p->text_start + (at - p->out_start) + (end ? 1 : 0);
+    return end ? p->text_start + p->length : p->text_start;
+}
+
+static PyObject *
+offsets_list(const Growable *offsets)
+{
+    PyObject *list = PyList_New(offsets->len);
+    for (Py_ssize_t j = 0; list != NULL && j < offsets->len; j++) {
+        PyObject *value = PyLong_FromSsize_t((Py_ssize_t)((const uint64_t *)offsets->data)[j]);
+        if (value == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, j, value);
+    }
+    return list;
+}
+
+/* word_spans(text, normalise, with_words) -> (words or None, starts, ends)
+ *
+ * filter/normalise.py's tokenise(text) as (words, starts, ends), lists; `normalise` is its
+ * _normalise (NFKC and casefold, in Python: unicodedata is C already). Without `with_words`
+ * the words are not made (None): the spans alone, what a match's passages need. */
+static PyObject *
+word_spans(PyObject *self, PyObject *args)
+{
+    PyObject *text, *normalise;
+    int with_words;
+    if (!PyArg_ParseTuple(args, "OOp:word_spans", &text, &normalise, &with_words))
+        return NULL;
+    if (mark_bits == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
+    Py_ssize_t n;
+    Py_UCS4 *s = blanked_of(text, "word_spans", &n);
+    if (s == NULL)
+        return NULL;
+    Growable normalised = {0};
+    Growable pieces = {0};
+    Growable starts = {0}, ends = {0};
+    PyObject *words = NULL, *start_list = NULL, *end_list = NULL, *result = NULL;
+    int ascii = 1;
+    for (Py_ssize_t j = 0; j < n; j++)
+        ascii &= s[j] < 0x80;
+    const Py_UCS4 *scan = s;
+    Py_ssize_t scanned = n;
+    if (!ascii) {
+        if (normalised_with_pieces(s, n, normalise, &normalised, &pieces) < 0)
+            goto done;
+        scan = (const Py_UCS4 *)normalised.data;
+        scanned = normalised.len;
+    }
+    words = with_words ? PyList_New(0) : Py_NewRef(Py_None);
+    if (words == NULL)
+        goto done;
+    Py_ssize_t cursor = 0;
+    for (Py_ssize_t i = 0; i < scanned;) {
+        if (!is_word(scan[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i++;
+        /* ASCII: [^\W_]+ (re.ASCII); normalised: [^\W_](?:[^\W_]|[MARKS])* */
+        while (i < scanned && (is_word(scan[i]) || (!ascii && is_mark(scan[i]))))
+            i++;
+        if (with_words) {
+            PyObject *word;
+            if (ascii) {
+                word = PyUnicode_New(i - start, 127);
+                if (word != NULL) {
+                    Py_UCS1 *bytes = PyUnicode_1BYTE_DATA(word);
+                    for (Py_ssize_t j = start; j < i; j++)
+                        bytes[j - start] = (Py_UCS1)ascii_lower(scan[j]);
+                }
+            } else {
+                word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, scan + start, i - start);
+            }
+            if (word == NULL || PyList_Append(words, word) < 0) {
+                Py_XDECREF(word);
+                goto done;
+            }
+            Py_DECREF(word);
+        }
+        Py_ssize_t first = start, last = i;
+        if (!ascii) {
+            first = original_offset(&pieces, &cursor, start, 0);
+            last = original_offset(&pieces, &cursor, i, 1);
+        }
+        if (u64s_push(&starts, (uint64_t)first) < 0 || u64s_push(&ends, (uint64_t)last) < 0)
+            goto done;
+    }
+    if ((start_list = offsets_list(&starts)) == NULL || (end_list = offsets_list(&ends)) == NULL)
+        goto done;
+    result = PyTuple_Pack(3, words, start_list, end_list);
+done:
+    Py_XDECREF(words);
+    Py_XDECREF(start_list);
+    Py_XDECREF(end_list);
+    PyMem_Free(s);
+    PyMem_Free(normalised.data);
+    PyMem_Free(pieces.data);
+    PyMem_Free(starts.data);
+    PyMem_Free(ends.data);
+    return result;
+}
+
 /* -- the module -------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1188,6 +1495,11 @@ static PyMethodDef methods[] = {
      "DerivedFilter._candidates."},
     {"shingles", shingles, METH_VARARGS,
      "shingles(texts, k) -> (shingle hashes as uint64, word counts as int64), bytearrays."},
+    {"blank_markup", blank_markup, METH_O,
+     "blank_markup(text): filter/normalise.py's strip_markup(text)."},
+    {"word_spans", word_spans, METH_VARARGS,
+     "word_spans(text, normalise, with_words) -> (words or None, starts, ends): "
+     "filter/normalise.py's tokenise(text)."},
     {"align_many", align_many, METH_VARARGS,
      "align_many(record_pos, artifact_no, artifact_pos, numbers, k, max_gap, min_anchors, "
      "max_bridge, max_runs) -> a list of passages for each artifact number."},

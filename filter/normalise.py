@@ -15,6 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from filter import speedups
 
@@ -139,6 +140,13 @@ class Tokens:
         return len(self.words)
 
 
+class WordSpans(NamedTuple):
+    """Where each word of a text starts and ends, as Tokens has them."""
+
+    starts: list[int]
+    ends: list[int]
+
+
 def _blank(match: re.Match) -> str:
     found = match.group()
     if found[0] == "\n":
@@ -147,7 +155,11 @@ def _blank(match: re.Match) -> str:
 
 
 def strip_markup(text: str) -> str:
-    """`text` with wordless markup replaced by spaces: same length, same offsets."""
+    """`text` with wordless markup replaced by spaces: same length, same offsets. In C where
+    it is built."""
+    compiled = speedups.compiled
+    if compiled is not None:
+        return compiled.blank_markup(text)
     return _MARKUP.sub(_blank, "\n" + text)[1:]
 
 
@@ -230,7 +242,25 @@ def _non_ascii_words(stripped: str) -> list[str]:
 
 
 def tokenise(text: str) -> Tokens:
-    """The normalised words of `text` with the character span each came from."""
+    """The normalised words of `text` with the character span each came from. In C where it
+    is built (filter/_speedups.c's word_spans); _tokenise is the reference."""
+    compiled = speedups.compiled
+    if compiled is not None:
+        return Tokens(*compiled.word_spans(text, _normalise, True))
+    return _tokenise(text)
+
+
+def word_spans(text: str) -> WordSpans:
+    """tokenise(text)'s spans without its words: what a match's passages need."""
+    compiled = speedups.compiled
+    if compiled is not None:
+        _, starts, ends = compiled.word_spans(text, _normalise, False)
+        return WordSpans(starts, ends)
+    tokens = _tokenise(text)
+    return WordSpans(tokens.starts, tokens.ends)
+
+
+def _tokenise(text: str) -> Tokens:
     stripped = strip_markup(text)
     if stripped.isascii():
         found = list(_ASCII_WORD.finditer(stripped))

@@ -16,7 +16,7 @@ words outside its cuts is all copy: it has nothing to keep and is excluded whole
 import re
 from collections.abc import Iterable, Sequence
 
-from filter.normalise import Tokens, strip_markup, word_bytes
+from filter.normalise import Tokens, WordSpans, strip_markup, word_bytes
 
 # One marker per cut: a memory system can tell where text was taken out and how much, and
 # learns nothing of the artifact from it.
@@ -31,7 +31,9 @@ Span = tuple[int, int]
 _WORD = re.compile(r"[^\W_]")
 
 
-def passage_spans(tokens: Tokens, token_ranges: Iterable[tuple[int, int]]) -> list[Span]:
+def passage_spans(
+    tokens: Tokens | WordSpans, token_ranges: Iterable[tuple[int, int]]
+) -> list[Span]:
     """[start, end) token ranges of a record (the matcher's alignments) as character spans."""
     return [(tokens.starts[start], tokens.ends[end - 1]) for start, end in token_ranges]
 

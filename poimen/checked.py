@@ -7,7 +7,8 @@ what lets worker processes hand verdicts back cheaply.
 
 from dataclasses import dataclass
 
-from filter import DerivedFilter, MixedCoverage, Verdict, tokenise
+from filter import DerivedFilter, MixedCoverage, Verdict
+from filter.normalise import word_spans
 from filter.redaction import passage_spans
 
 ArtifactKey = tuple[str, str, str]
@@ -50,8 +51,8 @@ class Checked:
 
 def summarise(verdict: Verdict, text: str) -> Checked:
     """`verdict` on `text`, reduced. Only a record with matches pays for their spans (the
-    record's tokens with their offsets): most records match nothing."""
-    tokens = tokenise(text) if verdict.matches else None
+    record's words' offsets): most records match nothing."""
+    spans = word_spans(text) if verdict.matches else None
     matches = tuple(
         CheckedMatch(
             artifact=m.artifact.key,
@@ -61,7 +62,7 @@ def summarise(verdict: Verdict, text: str) -> Checked:
             shared=m.shared,
             threshold=m.threshold,
             spans=tuple(
-                passage_spans(tokens, ((a.record_start, a.record_end) for a in m.alignments))
+                passage_spans(spans, ((a.record_start, a.record_end) for a in m.alignments))
             ),
             artifact_ranges=tuple((a.artifact_start, a.artifact_end) for a in m.alignments),
         )

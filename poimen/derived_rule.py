@@ -152,6 +152,8 @@ def at_most_threshold_condition(policies: Policies, kinds: Iterable[str]) -> Q:
 def stored_coverage(coverage: dict[str, float], matches: Iterable) -> dict[str, dict]:
     """The per-kind coverage worth keeping on a record: what a threshold change needs to redo
     the rule's "several artifacts of one kind" half without the text."""
+    if not coverage:
+        return {}
     floor = report_floor()
     kept = {}
     for kind, share in coverage.items():

@@ -3,6 +3,7 @@ and the API answers with, and what a derived_excluded event says of it. One deci
 both: the API stores exactly what ingest would, and answers exactly what it stores."""
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from poimen.artifact_index import ArtifactIndex
 from poimen.checked import Checked, CheckedMatch
@@ -126,6 +127,8 @@ def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
 
 def reported_matches(checked: Checked) -> list[CheckedMatch]:
     """The matches kept of a verdict: those from the reporting floor up, near misses included."""
+    if not checked.matches:
+        return []  # most records: no need to read the floor (a setting, slow to read)
     floor = report_floor()
     return [m for m in checked.matches if m.overlap >= floor]
 
@@ -135,16 +138,31 @@ def thresholds_in_force(policies: Policies, kinds: Iterable[str]) -> dict[str, f
     return {kind: policies.threshold_for(kind) for kind in set(policies.thresholds) | set(kinds)}
 
 
+def _filtered(target, checked: Checked, policies: Policies) -> list[CheckedMatch]:
+    """Set the filter's decision on `target` (a Record, or a Decision); return the matches
+    kept of it (from the reporting floor up)."""
+    kept = reported_matches(checked)
+    target.derived = checked.derived
+    target.coverage = stored_coverage(checked.coverage, checked.matches)
+    target.mixed_coverage = stored_mixed(checked.mixed)
+    redaction_apply(target, kept, policies)
+    return kept
+
+
+def _status_decided(target, checked: Checked, policies: Policies) -> None:
+    """A new record's status from the filter's decision (and its restatement policy)."""
+    if checked.derived:
+        target.status = target.filter_status
+    elif restatement_excludes(target, policies):
+        target.derived, target.status = True, Record.Status.EXCLUDED
+
+
 def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactIndex) -> list[Match]:
     """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
-    kept = reported_matches(checked)
-    record.derived = checked.derived
-    record.coverage = stored_coverage(checked.coverage, checked.matches)
-    record.mixed_coverage = stored_mixed(checked.mixed)
+    kept = _filtered(record, checked, artifact_index.policies)
     best = max(kept, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
     record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
-    redaction_apply(record, kept, artifact_index.policies)
     return [
         Match(
             record=record,
@@ -169,13 +187,41 @@ def record_decided(
     run: IngestRun | None = None,
 ) -> tuple[Record, list[Match]]:
     """The record `candidate` becomes under the filter's verdict (None: unfiltered), unsaved,
-    and its matches: what ingest stores, and what the API answers when it stores nothing."""
+    and its matches: what ingest stores (and candidate_decided answers without storing)."""
     record = _record_from(candidate, run)
     if checked is None:
         return record, []
     matches = apply_checked(record, checked, artifact_index)
-    if checked.derived:
-        record.status = record.filter_status
-    elif restatement_excludes(record, artifact_index.policies):
-        record.derived, record.status = True, Record.Status.EXCLUDED
+    _status_decided(record, checked, artifact_index.policies)
     return record, matches
+
+
+_DEFAULT_STATUS = Record._meta.get_field("status").default
+
+
+@dataclass(slots=True)
+class Decision:
+    """What record_decided decides of a candidate, without the Record and its Matches (a
+    third of a check's cost): what the API answers when it stores nothing."""
+
+    source: str
+    text: str
+    metadata: dict
+    status: str = _DEFAULT_STATUS
+    derived: bool = False
+    coverage: dict = field(default_factory=dict)
+    mixed_coverage: dict = field(default_factory=dict)
+    cut_spans: list = field(default_factory=list)
+    evidence_text: str = ""
+
+    filter_status = Record.filter_status
+
+
+def candidate_decided(
+    candidate: Candidate, checked: Checked, artifact_index: ArtifactIndex
+) -> Decision:
+    """record_decided's decision of `candidate` under the filter's verdict, as plain data."""
+    decided = Decision(source=candidate.source, text=candidate.text, metadata=candidate.metadata)
+    _filtered(decided, checked, artifact_index.policies)
+    _status_decided(decided, checked, artifact_index.policies)
+    return decided

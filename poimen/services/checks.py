@@ -20,10 +20,10 @@ from poimen.models import ApiToken, Event, IngestRun, Record
 from poimen.readers import Candidate, Problem
 from poimen.readers.base import FileContext, too_big, unstorable
 from poimen.readers.records import records_line
+from poimen.record_decision import Decision, candidate_decided
 from poimen.services.ingest import (
     IngestResult,
     candidates_ingest,
-    record_decided,
     thresholds_in_force,
 )
 
@@ -32,10 +32,11 @@ API_SOURCE = "api"
 
 @dataclass
 class CheckedItem:
-    """One item's answer: its decision (a Record, saved when stored) or why it was refused."""
+    """One item's answer: its decision (the Record stored now, or the plain Decision of a record
+    not stored) or why it was refused."""
 
     id: object
-    record: Record | None = None
+    decided: Record | Decision | None = None
     checked: Checked | None = None
     stored: str | None = None  # "new", "already", or None when nothing was stored
     error: str | None = None
@@ -49,18 +50,19 @@ class CheckResult:
     run: IngestRun | None = None
 
 
-def _candidate(item, position: int) -> Candidate | str:
+def _candidate(item, position: int, context: FileContext, limit: int) -> Candidate | str:
     """The item as a candidate record, or the problem with it ("records[3]: why")."""
     where = f"records[{position}]"
     if not isinstance(item, dict):
         return f"{where}: not a JSON object but {type(item).__name__}"
-    context = FileContext(shown=where, resolved="", default_source=API_SOURCE)
     read = next(iter(records_line(item, context)))
     if isinstance(read, Problem):
         return f"{where}: {read.why}"
-    size = len(read.text.encode("utf-8", "surrogatepass"))
-    if size > settings.POIMEN_MAX_RECORD_BYTES:
-        return f"{where}: {too_big(size, settings.POIMEN_MAX_RECORD_BYTES)}"
+    text = read.text
+    # An ASCII text is as many bytes as characters (isascii is a flag, not a scan).
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        return f"{where}: {too_big(size, limit)}"
     why = unstorable(read)
     if why:
         return f"{where}: {why}"
@@ -70,8 +72,12 @@ def _candidate(item, position: int) -> Candidate | str:
 def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckResult:
     """Answer every item in order; with `store`, store the new ones as ingest would."""
     answers, candidates = [], []
+    # One context for every item: an item's problem is named by its place (records[3]), and
+    # `unstorable` checks each item whatever the reader saw of it.
+    context = FileContext(shown="records", resolved="", default_source=API_SOURCE)
+    limit = settings.POIMEN_MAX_RECORD_BYTES
     for position, item in enumerate(items):
-        read = _candidate(item, position)
+        read = _candidate(item, position, context, limit)
         item_id = item.get("id") if isinstance(item, dict) else None
         if isinstance(item_id, bool) or not isinstance(item_id, str | int):
             item_id = None  # answered by its place in the list alone
@@ -90,14 +96,14 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
     for answer, candidate in candidates:
         key = (candidate.source, candidate.external_id)
         if key in written:
-            answer.record, answer.checked = written.pop(key)
+            answer.decided, answer.checked = written.pop(key)
             answer.stored = "new"
         else:
             answer.stored = "already" if store else None
             unstored.append((answer, candidate))
     checked = check_texts(artifact_index.filter, [c.text for _, c in unstored])
     for (answer, candidate), verdict in zip(unstored, checked, strict=True):
-        answer.record, _ = record_decided(candidate, verdict, artifact_index)
+        answer.decided = candidate_decided(candidate, verdict, artifact_index)
         answer.checked = verdict
     return result
 

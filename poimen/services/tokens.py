@@ -107,18 +107,27 @@ def _held_sql(quote) -> str:
     )
 
 
-def _from_db(model, fields, values):
-    """A `model` instance from the raw `values` of its `fields`, converted as the ORM
-    converts what it reads (a datetime on SQLite, say)."""
+def _from_db(model, readers, values):
+    """A `model` instance from the raw `values` of its fields, converted as the ORM converts
+    what it reads (a datetime on SQLite, say); `readers` are _readers(model, fields)."""
+    attnames, columns = readers
     converted = []
-    for field, value in zip(fields, values, strict=True):
-        column = field.get_col(model._meta.db_table)
-        for converter in connection.ops.get_db_converters(column) + column.get_db_converters(
-            connection
-        ):
+    for (column, converters), value in zip(columns, values, strict=True):
+        for converter in converters:
             value = converter(value, column, connection)
         converted.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+    return model.from_db(connection.alias, attnames, converted)
+
+
+def _readers(model, fields) -> tuple[list, list]:
+    """The attnames of `fields`, and each one's column with the converters the ORM applies to
+    what it reads of it: looked up once (they were most of a token's check)."""
+    columns = []
+    for field in fields:
+        column = field.get_col(model._meta.db_table)
+        converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        columns.append((column, converters))
+    return [f.attname for f in fields], columns
 
 
 @cache
@@ -138,7 +147,7 @@ def _token_query() -> tuple[str, list, list]:
         f" ON u.{quote(user_model._meta.pk.column)} = t.{quote('user_id')}"
         f" WHERE t.{quote('key_sha256')} = %s"
     )
-    return sql, token_fields, user_fields
+    return sql, _readers(ApiToken, token_fields), _readers(user_model, user_fields)
 
 
 def _token_with_permissions(key_sha256: str) -> ApiToken | None:
@@ -149,9 +158,9 @@ def _token_with_permissions(key_sha256: str) -> ApiToken | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    split = len(token_fields)
+    split = len(token_fields[0])
     token = _from_db(ApiToken, token_fields, row[:split])
-    end = split + len(user_fields)
+    end = split + len(user_fields[0])
     token.user = _from_db(get_user_model(), user_fields, row[split:end])
     token.permissions = frozenset(
         p for p, held in zip(API_PERMISSIONS, row[end:], strict=True) if held

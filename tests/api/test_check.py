@@ -208,3 +208,52 @@ def test_a_paste_from_a_skill_and_a_reference_says_its_coverage_across_kinds(api
     across = result["across_kinds"]
     assert across["kinds"] == ["reference", "skill"] and across["exceeds"]
     assert across["coverage"] > across["threshold"] == 0.8
+
+
+def _answered_every_way(make_artifact, skill) -> list[dict]:
+    """Records of every outcome: excluded, redacted, across kinds, evidence, an error."""
+    from filter import renderings
+    from tests.texts import reference
+    from tests.texts import skill as test_skill
+
+    make_artifact(kind="skill", name="git-commit-message", text=test_skill("git-commit-message"))
+    make_artifact(kind="reference", name="celery", text=reference("celery-task-retries"))
+    across = "\n\n".join(
+        renderings.word_slice(t, words=int(len(t.split()) * 0.62), seed=4)
+        for t in (test_skill("git-commit-message"), reference("celery-task-retries"))
+    )
+    return [
+        {"id": "copy", "text": f"Sure, here it is:\n\n{skill.text}"},
+        {"id": "turn", "text": f"{UNRELATED}\n\n{skill.text}\n\n{UNRELATED}"},
+        {"id": "across", "text": across},
+        {"id": 4, "text": UNRELATED},
+        {"id": "no-text"},
+    ]
+
+
+def test_an_answer_is_what_its_schema_makes_of_it(api, make_artifact, skill):
+    from poimen.api.check import CheckOut
+
+    records = _answered_every_way(make_artifact, skill)
+    for store in (False, True, True):
+        answer = api.post(CHECK, {"records": records, "store": store}).json()
+        assert answer == CheckOut.model_validate(answer).model_dump(mode="json")
+        statuses = [r["status"] for r in answer["results"]]
+        assert statuses == ["excluded", "redacted", "excluded", "evidence", None]
+
+
+def test_a_check_that_stores_nothing_answers_what_storing_answers(api, make_artifact, skill):
+    records = _answered_every_way(make_artifact, skill)
+    answers = [
+        api.post(CHECK, {"records": records, "store": store}).json()["results"]
+        for store in (False, True, True)
+    ]
+    assert [[r["stored"] for r in answer] for answer in answers] == [
+        [None] * 4 + [None],
+        ["new"] * 4 + [None],
+        ["already"] * 4 + [None],
+    ]
+    for answer in answers:
+        for result in answer:
+            del result["stored"]
+    assert answers[0] == answers[1] == answers[2]

@@ -183,6 +183,55 @@ def test_the_word_scan_refuses_what_is_not_text(compiled):
         compiled.shingles(["fine"], 0)
 
 
+# -- words with their offsets ------------------------------------------------------------
+
+# What moves offsets: characters NFKC makes several of or none ("ﬁ", "½", "™"), casefolds that
+# grow ("ß", "ẞ"), marks after ASCII letters and after other marks, invisible characters inside
+# words and between a letter and its mark, astral characters, and markup to blank.
+OFFSET_PIECES = (
+    WORD_PIECES
+    + MARKUP_PIECES
+    + ["ﬁx", "™", "①", "Ⅻ", "㎏", "ǅ", "İ", "ŉ", "ΐ", "ﬀ", "Ω", "Å", "Å", "ǰ"]
+    + ["á", "A­́", "e‍̈x", "́", "́̂", "ȫ"]
+    + ["­ab", "a­", "﻿", "⁠x", "😀", "𠀀", "󠄀"]
+    + ["x", "y9", "Q", "—", "…", "’s", " ", "\n", "\n\n", "\t"]
+)
+
+
+def test_the_markup_blanked_is_the_regex_on_random_text(compiled):
+    rng = random.Random(2028)
+    for _ in range(20_000):
+        text = "".join(rng.choices(MARKUP_PIECES, k=rng.randint(0, 30)))
+        with speedups.pure_python():
+            expected = normalise.strip_markup(text)
+        assert compiled.blank_markup(text) == expected, repr(text)
+
+
+def test_words_with_offsets_are_the_pure_python_tokens_on_random_text(compiled):
+    rng = random.Random(2029)
+    for _ in range(20_000):
+        text = "".join(rng.choices(OFFSET_PIECES, k=rng.randint(0, 30)))
+        tokens, expected = both(normalise.tokenise, text)
+        assert tokens == expected, repr(text)
+        assert normalise.word_spans(text) == (expected.starts, expected.ends), repr(text)
+        assert tokens.words == normalise.words(text), repr(text)
+
+
+def test_words_with_offsets_are_the_pure_python_tokens_on_the_test_texts(compiled):
+    texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
+    for text in texts:
+        tokens, expected = both(normalise.tokenise, text)
+        assert tokens == expected
+        assert normalise.word_spans(text) == (expected.starts, expected.ends)
+
+
+def test_words_with_offsets_refuse_what_is_not_text(compiled):
+    with pytest.raises(TypeError, match="text must be str"):
+        compiled.word_spans(b"bytes", normalise._normalise, True)
+    with pytest.raises(TypeError, match="normalise must return str"):
+        compiled.word_spans("caf\u00e9", lambda piece: None, True)
+
+
 # -- the index, candidates and passages -----------------------------------------------------
 
 
