@@ -8,22 +8,27 @@ filter/_speedups.c is the matcher's hot path in C (filter/speedups.py; docs/arch
 built with the wheel and by `pip install -e .`; the pure-Python code is the fallback.
 """
 
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 setup(
+    # Namespace packages too: the folders of data files (demo_data/transcripts, static/poimen,
+    # vendor/xxhash...) are packages as Python sees them, and setuptools carries a folder's
+    # files only as a package's.
     packages=[
-        *find_packages(include=["poimen", "poimen.*", "filter", "filter.*"]),
+        *find_namespace_packages(
+            include=["poimen", "poimen.*", "filter", "filter.*"], exclude=["*.__pycache__"]
+        ),
         "poimen.templates",
     ],
     package_dir={"poimen.templates": "templates"},
     package_data={
         "poimen": ["demo_data/**/*", "static/**/*"],
         "poimen.templates": ["*.html", "**/*.html"],
-        # xxHash's licence travels with the compiled module it is in (filter/vendor/xxhash)
-        "filter": ["vendor/xxhash/LICENSE"],
+        # xxHash's licence travels with the compiled module it is in
+        "filter.vendor.xxhash": ["LICENSE"],
     },
     # the C sources are built into filter/_speedups.*.so; the wheel needs only that
-    exclude_package_data={"filter": ["*.c", "vendor/xxhash/*.h"]},
+    exclude_package_data={"filter": ["*.c"], "filter.vendor.xxhash": ["*.h"]},
     ext_modules=[
         Extension(
             "filter._speedups",

@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 2
+#define SPEEDUPS_API 3
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -569,30 +569,52 @@ array_view(PyObject *array, Py_buffer *view, Py_ssize_t itemsize, const char *na
     return 0;
 }
 
-/* lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask,
- *        max_run) -> (uint32s, n)
+/* The first of hashes[lo, hi) (sorted) not below `hash`, or hi. */
+static inline uint32_t
+first_not_below(const uint64_t *hashes, uint32_t lo, uint32_t hi, uint64_t hash)
+{
+    while (hi - lo > 8) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (hashes[mid] < hash)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo < hi && hashes[lo] < hash)
+        lo++;
+    return lo;
+}
+
+/* Record shingles probed a block at a time, in stages, each stage fetching the cache lines of
+ * the probe AHEAD places on: the misses of a block's probes overlap rather than queue, which
+ * is what keeps a lookup's cost flat once the index outgrows the cache. */
+#define LOOKUP_BLOCK 256
+#define LOOKUP_AHEAD 8
+
+/* lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run)
+ *     -> (uint32s, n)
  *
- * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays, unchanged: the same
- * four uint32 arrays, in the same order, one after another in one bytearray: record
- * positions, artifact numbers and artifact positions (n each), then the record positions left
- * out. max_run < 0 leaves nothing out. */
+ * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays (postings: an
+ * (artifact, position) pair of uint32 an entry): four uint32 arrays, one after another in
+ * one bytearray: record positions, artifact numbers and artifact positions (n each), then the
+ * record positions left out, those of the hashes with more than max_run entries. max_run < 0
+ * leaves nothing out. */
 static PyObject *
 lookup(PyObject *self, PyObject *args)
 {
-    PyObject *objects[6];
+    PyObject *objects[5];
     unsigned long long shift, mask;
     long long max_run;
-    if (!PyArg_ParseTuple(args, "OOOOOOKKL:lookup", &objects[0], &objects[1], &objects[2],
-                          &objects[3], &objects[4], &objects[5], &shift, &mask, &max_run))
+    if (!PyArg_ParseTuple(args, "OOOOOKKL:lookup", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &shift, &mask, &max_run))
         return NULL;
-    static const Py_ssize_t sizes[6] = {8, 8, 4, 4, 4, 1};
-    static const char *names[6] = {"shingles", "hashes", "artifacts", "positions", "directory",
-                                   "bitmap"};
-    Py_buffer views[6];
+    static const Py_ssize_t sizes[5] = {8, 8, 4, 4, 1};
+    static const char *names[5] = {"shingles", "hashes", "postings", "directory", "bitmap"};
+    Py_buffer views[5];
     int held = 0;
     PyObject *result = NULL;
     Growable found = {0}, numbers = {0}, positions = {0}, left_out = {0};
-    for (; held < 6; held++)
+    for (; held < 5; held++)
         if (array_view(objects[held], &views[held], sizes[held], names[held]) < 0)
             goto done;
     if (shift < 1 || shift > 63) {
@@ -600,32 +622,64 @@ lookup(PyObject *self, PyObject *args)
         goto done;
     }
     const uint64_t *shingles = views[0].buf, *hashes = views[1].buf;
-    const uint32_t *artifacts = views[2].buf, *artifact_pos = views[3].buf;
-    const uint32_t *directory = views[4].buf;
-    const unsigned char *bitmap = views[5].buf;
-    Py_ssize_t n = views[0].len / 8, n_slots = views[4].len / 4 - 1, n_entries = views[1].len / 8;
-    if ((Py_ssize_t)((mask + 1) / 8) > views[5].len || views[2].len / 4 != n_entries ||
-        views[3].len / 4 != n_entries || n_slots < 1 || (uint64_t)n_slots <= (UINT64_MAX >> shift)) {
+    const uint32_t *postings = views[2].buf, *directory = views[3].buf;
+    const unsigned char *bitmap = views[4].buf;
+    Py_ssize_t n = views[0].len / 8, n_slots = views[3].len / 4 - 1, n_entries = views[1].len / 8;
+    if ((Py_ssize_t)((mask + 1) / 8) > views[4].len || views[2].len / 8 != n_entries ||
+        n_entries > UINT32_MAX || n_slots < 1 || (uint64_t)n_slots <= (UINT64_MAX >> shift)) {
         PyErr_SetString(PyExc_ValueError, "lookup: the index arrays do not fit together");
         goto done;
     }
-    for (Py_ssize_t q = 0; q < n; q++) {
-        uint64_t hash = shingles[q], bit = hash & mask;
-        if (!((bitmap[bit >> 3] >> (bit & 7)) & 1))
-            continue;
-        uint64_t slot = hash >> shift;
-        uint32_t start = directory[slot], end = directory[slot + 1];
-        if (max_run >= 0 && (long long)(end - start) > max_run) {
-            if (u32s_push(&left_out, (uint32_t)q) < 0)
-                goto done;
-            continue;
+    uint32_t passed[LOOKUP_BLOCK], first[LOOKUP_BLOCK], last[LOOKUP_BLOCK];
+    for (Py_ssize_t base = 0; base < n; base += LOOKUP_BLOCK) {
+        const uint64_t *block = shingles + base;
+        int size = n - base < LOOKUP_BLOCK ? (int)(n - base) : LOOKUP_BLOCK, n_passed = 0;
+        /* the bitmap turns most record shingles away */
+        for (int i = 0; i < size; i++) {
+            if (i + LOOKUP_AHEAD < size)
+                __builtin_prefetch(bitmap + ((block[i + LOOKUP_AHEAD] & mask) >> 3));
+            uint64_t bit = block[i] & mask;
+            passed[n_passed] = (uint32_t)i;
+            n_passed += (bitmap[bit >> 3] >> (bit & 7)) & 1;
         }
-        for (uint32_t e = start; e < end; e++) {
-            if (hashes[e] != hash)
+        /* the directory slot of each that passed: where its entries lie */
+        for (int p = 0; p < n_passed; p++) {
+            if (p + LOOKUP_AHEAD < n_passed)
+                __builtin_prefetch(directory + (block[passed[p + LOOKUP_AHEAD]] >> shift));
+            uint64_t slot = block[passed[p]] >> shift;
+            first[p] = directory[slot];
+            last[p] = directory[slot + 1];
+            if (first[p] < last[p]) {
+                __builtin_prefetch(hashes + first[p]);
+                __builtin_prefetch(hashes + last[p] - 1);
+            }
+        }
+        /* the entries of each one's hash, if any: [first, last) becomes theirs */
+        for (int p = 0; p < n_passed; p++) {
+            uint64_t hash = block[passed[p]];
+            uint32_t from = first_not_below(hashes, first[p], last[p], hash), to = from;
+            if (from < last[p] && hashes[from] == hash) {
+                to = first_not_below(hashes, from + 1, last[p], hash + 1);
+                if (hash == UINT64_MAX) /* hash + 1 wrapped: the rest of the slot is equal */
+                    to = last[p];
+                __builtin_prefetch(postings + 2 * (size_t)from);
+            }
+            first[p] = from;
+            last[p] = to;
+        }
+        for (int p = 0; p < n_passed; p++) {
+            uint32_t query = (uint32_t)(base + passed[p]);
+            if (first[p] == last[p])
                 continue;
-            if (u32s_push(&found, (uint32_t)q) < 0 || u32s_push(&numbers, artifacts[e]) < 0 ||
-                u32s_push(&positions, artifact_pos[e]) < 0)
-                goto done;
+            if (max_run >= 0 && (long long)(last[p] - first[p]) > max_run) {
+                if (u32s_push(&left_out, query) < 0)
+                    goto done;
+                continue;
+            }
+            for (uint32_t e = first[p]; e < last[p]; e++)
+                if (u32s_push(&found, query) < 0 || u32s_push(&numbers, postings[2 * e]) < 0 ||
+                    u32s_push(&positions, postings[2 * e + 1]) < 0)
+                    goto done;
         }
     }
     /* one bytearray (one numpy array for the caller, sliced four ways) */
@@ -652,49 +706,72 @@ done:
 
 /* -- passages ---------------------------------------------------------------------------- */
 
-/* An int array from Python (a numpy array, contiguous, of any integer type numpy makes) read
- * into int64. */
-static int64_t *
-int64s_of(PyObject *array, Py_ssize_t *length, const char *name)
+/* An int array from Python (a numpy array, contiguous, of any integer type numpy makes) as
+ * int64: read in place when it holds int64 already (the per-artifact arrays: copying those
+ * would cost each call time in proportion to the number of artifacts), else copied. */
+typedef struct {
+    const int64_t *values;
+    Py_ssize_t n;
+    int64_t *copy;  /* owned, or NULL when values points into view */
+    Py_buffer view; /* held while read in place */
+    int viewing;
+} Int64s;
+
+static void
+int64s_close(Int64s *a)
 {
-    Py_buffer view;
-    if (PyObject_GetBuffer(array, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    const char *format = view.format ? view.format : "B";
+    if (a->viewing)
+        PyBuffer_Release(&a->view);
+    PyMem_Free(a->copy);
+    *a = (Int64s){0};
+}
+
+static int
+int64s_open(PyObject *array, Int64s *a, const char *name)
+{
+    *a = (Int64s){0};
+    Py_buffer *view = &a->view;
+    if (PyObject_GetBuffer(array, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    const char *format = view->format ? view->format : "B";
     if (*format == '<' || *format == '=' || *format == '@')
         format++;
-    Py_ssize_t n = view.itemsize ? view.len / view.itemsize : 0;
+    Py_ssize_t n = view->itemsize ? view->len / view->itemsize : 0;
+    char type = format[1] == '\0' ? format[0] : '?';
+    a->n = n;
+    if ((type == 'l' || type == 'q') && view->itemsize == 8) {
+        a->values = view->buf;
+        a->viewing = 1;
+        return 0;
+    }
     int64_t *values = PyMem_Malloc((n ? n : 1) * sizeof(int64_t));
     if (values == NULL) {
-        PyBuffer_Release(&view);
+        PyBuffer_Release(view);
         PyErr_NoMemory();
-        return NULL;
+        return -1;
     }
     int ok = 1;
-    char type = format[1] == '\0' ? format[0] : '?';
 #define READ_AS(CTYPE)                                                                        \
     for (Py_ssize_t i = 0; i < n; i++)                                                        \
-        values[i] = (int64_t)((const CTYPE *)view.buf)[i];
-    if ((type == 'i' || type == 'l' || type == 'q') && view.itemsize == 4) {
+        values[i] = (int64_t)((const CTYPE *)view->buf)[i];
+    if ((type == 'i' || type == 'l' || type == 'q') && view->itemsize == 4) {
         READ_AS(int32_t)
-    } else if ((type == 'I' || type == 'L' || type == 'Q') && view.itemsize == 4) {
+    } else if ((type == 'I' || type == 'L' || type == 'Q') && view->itemsize == 4) {
         READ_AS(uint32_t)
-    } else if ((type == 'l' || type == 'q') && view.itemsize == 8) {
-        READ_AS(int64_t)
-    } else if ((type == 'L' || type == 'Q') && view.itemsize == 8) {
+    } else if ((type == 'L' || type == 'Q') && view->itemsize == 8) {
         READ_AS(uint64_t)
     } else {
         ok = 0;
     }
 #undef READ_AS
-    PyBuffer_Release(&view);
+    PyBuffer_Release(view);
     if (!ok) {
         PyMem_Free(values);
         PyErr_Format(PyExc_TypeError, "%s must hold 32- or 64-bit integers", name);
-        return NULL;
+        return -1;
     }
-    *length = n;
-    return values;
+    a->values = a->copy = values;
+    return 0;
 }
 
 typedef struct {
@@ -980,17 +1057,20 @@ align_many(PyObject *self, PyObject *args)
         return NULL;
     if (rules.max_runs < 1 || rules.min_anchors < 1)
         return PyErr_Format(PyExc_ValueError, "align_many: max_runs and min_anchors must be >= 1");
-    Py_ssize_t n, n_numbers, n_positions, n_wanted = 0;
+    Py_ssize_t n = 0, n_wanted = 0;
     PyObject *result = NULL, *seq = NULL;
-    int64_t *record_pos = NULL, *artifact_no = NULL, *artifact_pos = NULL;
+    Int64s columns[3] = {{0}};
     Py_ssize_t *starts = NULL, *slot_of = NULL;
     Wanted *wanted = NULL;
     Anchor *anchors = NULL;
-    if (!(record_pos = int64s_of(record_obj, &n, "record_pos")) ||
-        !(artifact_no = int64s_of(number_obj, &n_numbers, "artifact_no")) ||
-        !(artifact_pos = int64s_of(artifact_obj, &n_positions, "artifact_pos")))
+    if (int64s_open(record_obj, &columns[0], "record_pos") < 0 ||
+        int64s_open(number_obj, &columns[1], "artifact_no") < 0 ||
+        int64s_open(artifact_obj, &columns[2], "artifact_pos") < 0)
         goto done;
-    if (n_numbers != n || n_positions != n) {
+    const int64_t *record_pos = columns[0].values, *artifact_no = columns[1].values,
+                  *artifact_pos = columns[2].values;
+    n = columns[0].n;
+    if (columns[1].n != n || columns[2].n != n) {
         PyErr_SetString(PyExc_ValueError, "align_many: the three anchor arrays differ in length");
         goto done;
     }
@@ -1059,9 +1139,8 @@ align_many(PyObject *self, PyObject *args)
     }
 done:
     Py_XDECREF(seq);
-    PyMem_Free(record_pos);
-    PyMem_Free(artifact_no);
-    PyMem_Free(artifact_pos);
+    for (int c = 0; c < 3; c++)
+        int64s_close(&columns[c]);
     PyMem_Free(wanted);
     PyMem_Free(starts);
     PyMem_Free(slot_of);
@@ -1080,9 +1159,9 @@ by_u64(const void *a, const void *b)
  *     -> [(record, [artifact numbers]), ...]
  *
  * filter/matcher.py's DerivedFilter._candidates: the anchors counted per (record, artifact)
- * pair (owner[a] is anchor a's record), and the pairs kept whose count reaches the artifact's
- * min_shared and, times max_gap, min_overlap of the smaller text; records in order, each one's
- * artifact numbers in order. */
+ * pair (owner[a] is anchor a's record; owner None: every anchor is record 0's), and the pairs
+ * kept whose count reaches the artifact's min_shared and, times max_gap, min_overlap of the
+ * smaller text; records in order, each one's artifact numbers in order. */
 static PyObject *
 candidates(PyObject *self, PyObject *args)
 {
@@ -1093,17 +1172,19 @@ candidates(PyObject *self, PyObject *args)
                           &objects[3], &objects[4], &min_overlap, &max_gap))
         return NULL;
     static const char *names[5] = {"owner", "artifact_no", "tokens", "min_shared", "n_tokens"};
-    int64_t *arrays[5] = {NULL};
-    Py_ssize_t lengths[5];
+    Int64s arrays[5] = {{0}};
     uint64_t *keys = NULL;
     PyObject *result = NULL;
-    for (int a = 0; a < 5; a++)
-        if (!(arrays[a] = int64s_of(objects[a], &lengths[a], names[a])))
+    int one_record = objects[0] == Py_None;
+    for (int a = one_record; a < 5; a++)
+        if (int64s_open(objects[a], &arrays[a], names[a]) < 0)
             goto done;
-    const int64_t *owner = arrays[0], *artifact_no = arrays[1], *tokens = arrays[2],
-                  *min_shared = arrays[3], *n_tokens = arrays[4];
-    Py_ssize_t n = lengths[0], n_artifacts = lengths[2], n_records = lengths[4];
-    if (lengths[1] != n || lengths[3] != n_artifacts) {
+    const int64_t *owner = arrays[0].values, *artifact_no = arrays[1].values,
+                  *tokens = arrays[2].values, *min_shared = arrays[3].values,
+                  *n_tokens = arrays[4].values;
+    Py_ssize_t n = arrays[1].n, n_artifacts = arrays[2].n, n_records = arrays[4].n;
+    if ((!one_record && arrays[0].n != n) || arrays[3].n != n_artifacts ||
+        (one_record && n_records != 1)) {
         PyErr_SetString(PyExc_ValueError, "candidates: arrays of different lengths");
         goto done;
     }
@@ -1114,15 +1195,18 @@ candidates(PyObject *self, PyObject *args)
     }
     int sorted = 1;
     for (Py_ssize_t a = 0; a < n; a++) {
-        if (owner[a] < 0 || owner[a] >= n_records || artifact_no[a] < 0 ||
+        int64_t record = one_record ? 0 : owner[a];
+        if (record < 0 || record >= n_records || artifact_no[a] < 0 ||
             artifact_no[a] >= n_artifacts) {
             PyErr_SetString(PyExc_ValueError, "candidates: a record or artifact out of range");
             goto done;
         }
-        keys[a] = ((uint64_t)owner[a] << 32) | (uint64_t)artifact_no[a];
-        sorted &= a == 0 || owner[a] >= owner[a - 1];
+        keys[a] = ((uint64_t)record << 32) | (uint64_t)artifact_no[a];
+        sorted &= a == 0 || one_record || owner[a] >= owner[a - 1];
     }
-    if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
+    if (one_record) {
+        qsort(keys, n, sizeof(uint64_t), by_u64);
+    } else if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
         for (Py_ssize_t first = 0, last; first < n; first = last) {
             for (last = first + 1; last < n && owner[last] == owner[first]; last++)
                 ;
@@ -1166,7 +1250,7 @@ candidates(PyObject *self, PyObject *args)
     }
 done:
     for (int a = 0; a < 5; a++)
-        PyMem_Free(arrays[a]);
+        int64s_close(&arrays[a]);
     PyMem_Free(keys);
     return result;
 }
@@ -1488,8 +1572,8 @@ static PyMethodDef methods[] = {
     {"strip_markup", strip_markup, METH_O,
      "strip_markup(text): filter/normalise.py's _strip_for_words(text)."},
     {"lookup", lookup, METH_VARARGS,
-     "lookup(shingles, hashes, artifacts, positions, directory, bitmap, shift, bitmap_mask, "
-     "max_run): ShingleIndex.lookup_distinctive over the index's arrays."},
+     "lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run): "
+     "ShingleIndex.lookup_distinctive over the index's arrays."},
     {"candidates", candidates, METH_VARARGS,
      "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap): "
      "DerivedFilter._candidates."},

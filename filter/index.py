@@ -1,11 +1,14 @@
 """An inverted index from shingle hash to (artifact, position), as sorted numpy arrays.
 
-No Python object per shingle: 8 bytes of hash, 4 of artifact number, 4 of position, a
-directory of 4 to 8 bytes a shingle that maps the top bits of a hash to where its entries
-start, and a bitmap of 1 to 2 bytes a shingle in front, so 10**7 artifact shingles take
-210-260 MB. A lookup tests the bitmap, reads one directory slot per record shingle that
-passes and compares the few entries there: its cost follows the record's size, not the number
-of artifacts (a binary search would pay ~log2(n) cache misses a shingle).
+No Python object per shingle: 8 bytes of hash, then the entry's artifact number and position
+side by side (8 bytes: one cache line read for both), a directory of 0.5 to 1 byte a shingle
+that maps the top bits of a hash to where its entries start, and a bitmap of 1 to 2 bytes a
+shingle in front, so 10**7 artifact shingles take 175-190 MB. A lookup tests the bitmap,
+reads one directory slot per record shingle that passes and looks among the few entries there
+(about 8, one or two cache lines): its cost follows the record's size, not the number of
+artifacts (a binary search would pay ~log2(n) cache misses a shingle). The directory is small
+enough to stay in cache where the entries do not: of the lines a probe touches, only the
+entries' are read from memory (filter/_speedups.c's lookup, which prefetches them).
 """
 
 import numpy as np
@@ -26,10 +29,16 @@ def _bitmap_bits(n_shingles: int) -> int:
     return max(16, (max(n_shingles, 1) * _BITMAP_BITS_PER_SHINGLE - 1).bit_length())
 
 
+# Entries a directory slot holds on average, 4 to 8: a slot's hashes fill a cache line or two,
+# and the directory (4 bytes a slot) stays a small part of the index and in cache. One slot a
+# shingle (4 bytes a shingle, 16 MB at 10,000 artifacts) measured slower at that size: a cache
+# miss for the slot before the one for the entries.
+_SHINGLES_PER_SLOT = 8
+
+
 def _directory_bits(n_shingles: int) -> int:
-    """Bits of hash the directory is indexed by: at least one slot per shingle. (Fewer slots,
-    for a directory that stays in cache, measured slower: more entries to compare.)"""
-    return max(8, (max(n_shingles, 1) - 1).bit_length())
+    """Bits of hash the directory is indexed by."""
+    return max(8, ((max(n_shingles, 1) - 1) // _SHINGLES_PER_SLOT).bit_length())
 
 
 # A shingle repeated within one artifact more often than this keeps only its first positions:
@@ -83,8 +92,8 @@ class ShingleIndex:
     def __init__(self):
         self._pending: list[tuple[int, np.ndarray]] = []
         self._hashes = _EMPTY_U64
-        self._artifacts = _EMPTY_U32
-        self._positions = _EMPTY_U32
+        # entry e's artifact number and position: _postings[e] (artifact, position)
+        self._postings = np.empty((0, 2), dtype=np.uint32)
         self._build_directory()
 
     def add(self, artifact_number: int, shingles: np.ndarray) -> None:
@@ -114,16 +123,17 @@ class ShingleIndex:
                 for (_, shingles), positions in zip(self._pending, kept, strict=True)
             ]
         )
-        artifacts = np.concatenate(
+        postings = np.empty((len(hashes), 2), dtype=np.uint32)
+        postings[:, 0] = np.concatenate(
             [
                 np.full(len(positions), number, dtype=np.uint32)
                 for (number, _), positions in zip(self._pending, kept, strict=True)
             ]
         )
-        positions = np.concatenate(kept)
+        postings[:, 1] = np.concatenate(kept)
         self._pending = []
         order = np.argsort(hashes, kind="stable")
-        hashes, artifacts, positions = hashes[order], artifacts[order], positions[order]
+        hashes, postings = hashes[order], postings[order]
         old_size, added = len(self._hashes), hashes
         if old_size:
             # Into the sorted arrays, each after the entries of an equal hash it has already:
@@ -131,9 +141,8 @@ class ShingleIndex:
             # rather than a sort of them (what adding an artifact to a large index costs).
             at = np.searchsorted(self._hashes, hashes, side="right")
             hashes = np.insert(self._hashes, at, hashes)
-            artifacts = np.insert(self._artifacts, at, artifacts)
-            positions = np.insert(self._positions, at, positions)
-        self._hashes, self._artifacts, self._positions = hashes, artifacts, positions
+            postings = np.insert(self._postings, at, postings, axis=0)
+        self._hashes, self._postings = hashes, postings
         if old_size and self._same_shape(old_size):
             self._update_directory(added)
         else:
@@ -179,11 +188,11 @@ class ShingleIndex:
     def lookup_distinctive(
         self, shingles: np.ndarray, *, max_run: int | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """As lookup(), leaving out each record shingle whose directory slot holds more than
-        `max_run` entries (a stock phrase found in a great many artifacts): choosing
-        candidates by their distinctive shingles first spares expanding thousands of
-        boilerplate postings for every record. The fourth array holds the record positions
-        left out, so that a record without any needs no second, complete lookup."""
+        """As lookup(), leaving out each record shingle the index holds more than `max_run`
+        entries of (a stock phrase found in a great many artifacts): choosing candidates by
+        their distinctive shingles first spares expanding thousands of boilerplate postings
+        for every record. The fourth array holds the record positions left out, so that a
+        record without any needs no second, complete lookup."""
         if self._pending:
             self._merge_pending()
         compiled = speedups.compiled
@@ -191,8 +200,7 @@ class ShingleIndex:
             arrays, n = compiled.lookup(
                 np.ascontiguousarray(shingles, dtype=np.uint64),
                 self._hashes,
-                self._artifacts,
-                self._positions,
+                self._postings,
                 self._directory,
                 self._bitmap,
                 self._shift_bits,
@@ -201,13 +209,13 @@ class ShingleIndex:
             )
             arrays = np.frombuffer(arrays, dtype=np.uint32)
             return arrays[:n], arrays[n : 2 * n], arrays[2 * n : 3 * n], arrays[3 * n :]
+        # The compiled lookup finds a hash's entries through the directory; this one by a
+        # binary search of the sorted hashes, and the two must agree (tests/filter).
         bits = shingles & self._bitmap_mask
         maybe = np.flatnonzero(self._bitmap[bits >> np.uint64(3)] & _bit_masks(bits))
-        shingles = shingles[maybe]
-        # The shift leaves the top bit clear, so the view as int64 is the same number, uncopied.
-        slot = (shingles >> self._shift).view(np.int64)
-        starts = self._directory[slot]
-        counts = self._directory[slot + 1] - starts
+        wanted = shingles[maybe]
+        starts = np.searchsorted(self._hashes, wanted, side="left")
+        counts = np.searchsorted(self._hashes, wanted, side="right") - starts
         left_out = _EMPTY_U32
         if max_run is not None:
             boilerplate = counts > max_run
@@ -217,19 +225,11 @@ class ShingleIndex:
         if not len(hit):
             return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, left_out
         counts = counts[hit]
-        if counts.max() == 1:
-            # one entry a slot, as in a small index: nothing to expand
-            entries, queries = starts[hit], hit
-        else:
-            counts = counts.astype(np.int64)
-            entries = expand_ranges(starts[hit].astype(np.int64), counts)
-            queries = np.repeat(hit, counts)
-        equal = self._hashes[entries] == shingles[queries]
-        entries = entries[equal]
+        entries = expand_ranges(starts[hit], counts)
         return (
-            maybe[queries[equal]].astype(np.uint32),
-            self._artifacts[entries],
-            self._positions[entries],
+            np.repeat(maybe[hit], counts).astype(np.uint32),
+            self._postings[entries, 0],
+            self._postings[entries, 1],
             left_out,
         )
 
@@ -242,8 +242,7 @@ class ShingleIndex:
             self._merge_pending()
         return (
             self._hashes.nbytes
-            + self._artifacts.nbytes
-            + self._positions.nbytes
+            + self._postings.nbytes
             + self._directory.nbytes
             + self._bitmap.nbytes
         )

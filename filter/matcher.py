@@ -196,12 +196,13 @@ class DerivedFilter:
         if not self.artifacts or not len(shingles):
             return Verdict(derived=False, matches=[], n_tokens=n_tokens)
         *distinctive, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
-        anchors = distinctive
-        if len(left_out):
-            anchors = self._index.lookup(shingles)
-            if len(left_out) >= self._fewest_min_shared:
-                distinctive = anchors
+        anchors = None
+        if len(left_out) >= self._fewest_min_shared:
+            anchors = distinctive = self._index.lookup(shingles)
         for _, numbers in self._candidates(None, distinctive[1], [n_tokens]):
+            # as in check_many, all the postings only for a record with candidates
+            if anchors is None:
+                anchors = self._index.lookup(shingles) if len(left_out) else distinctive
             return self._verdict(anchors, numbers, n_tokens)
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
@@ -278,8 +279,6 @@ class DerivedFilter:
             self._candidate_arrays = (tokens, min_shared)
         if not len(artifact_no):
             return
-        if owner is None:  # one record's anchors
-            owner = np.zeros(len(artifact_no), dtype=np.int64)
         compiled = speedups.compiled
         if compiled is not None:
             yield from compiled.candidates(
@@ -292,6 +291,8 @@ class DerivedFilter:
                 MAX_GAP,
             )
             return
+        if owner is None:  # one record's anchors
+            owner = np.zeros(len(artifact_no), dtype=np.int64)
         pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
         records, numbers = np.divmod(pairs, len(tokens))
         smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])

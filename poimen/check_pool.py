@@ -29,6 +29,7 @@ class BatchChecker:
         self.derived_filter = derived_filter
         self.workers = workers
         self.pool = None
+        self.retired: list = []  # pools of a filter no longer in use, finishing their batches
         self.submitted = 0
         self.pending: deque = deque()
 
@@ -36,9 +37,20 @@ class BatchChecker:
         return self
 
     def __exit__(self, *exc_info) -> None:
+        for pool in [*self.retired, self.pool]:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+        self.pool, self.retired = None, []
+
+    def use(self, derived_filter: DerivedFilter) -> None:
+        """Check the batches submitted from now on with `derived_filter`; those in flight
+        are checked with the filter they were sent to. Workers hold the filter they were
+        forked with: the next batch forks new ones, and the old finish what they hold."""
+        self.derived_filter = derived_filter
         if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
+            self.pool.close()
+            self.retired.append(self.pool)
             self.pool = None
 
     def _start_workers(self) -> None:

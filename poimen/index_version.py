@@ -18,7 +18,7 @@ keeps the one it started with.
 
 import hashlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 from django.db import connection
 
@@ -35,20 +35,19 @@ class IndexState:
 
     last_artifact: int
     artifacts: int
-    policy_rows: tuple
+    policies: Policies
 
     @property
     def version(self) -> str:
-        """'a<highest artifact id>-n<artifacts>-p<digest of the policy rows>'."""
-        digest = hashlib.sha256(repr(self.policy_rows).encode("utf-8")).hexdigest()[:12]
+        """'a<highest artifact id>-n<artifacts>-p<digest of the policies>'."""
+        settings = [sorted(getattr(self.policies, f.name).items()) for f in fields(Policies)]
+        digest = hashlib.sha256(repr(settings).encode("utf-8")).hexdigest()[:12]
         return f"a{self.last_artifact}-n{self.artifacts}-p{digest}"
 
-    @property
-    def policies(self) -> Policies:
-        return Policies.from_rows(
-            {f.attname: value for f, value in zip(_POLICY_FIELDS, row, strict=True)}
-            for row in self.policy_rows
-        )
+    def under(self, policies: Policies) -> "IndexState":
+        """The same artifacts under `policies`: the state of an index checked again under
+        the policies in force at a write (artifact_index_under)."""
+        return replace(self, policies=policies)
 
 
 def index_state() -> IndexState:
@@ -71,8 +70,12 @@ def index_state() -> IndexState:
         )
         rows = cursor.fetchall()
     last, count = rows[0][0] or 0, rows[0][1]
-    policy_rows = tuple(tuple(row[2:]) for row in rows if row[2] is not None)
-    return IndexState(last_artifact=last, artifacts=count, policy_rows=policy_rows)
+    policies = Policies.from_rows(
+        {f.attname: value for f, value in zip(_POLICY_FIELDS, row[2:], strict=True)}
+        for row in rows
+        if row[2] is not None
+    )
+    return IndexState(last_artifact=last, artifacts=count, policies=policies)
 
 
 def index_version() -> str:
@@ -108,6 +111,11 @@ class LiveIndex:
 
     def current(self) -> tuple[ArtifactIndex, str]:
         """The index in force and its version."""
+        index, state = self.current_state()
+        return index, state.version
+
+    def current_state(self) -> tuple[ArtifactIndex, IndexState]:
+        """The index in force and the state it was built from."""
         state = index_state()
         held = self._current
         if held is None or held[1] != state:
@@ -115,7 +123,7 @@ class LiveIndex:
                 held = self._current
                 if held is None or held[1] != state:
                     held = self._current = self._refreshed(held, state)
-        return held[0], held[1].version
+        return held
 
     def _refreshed(self, held, state: IndexState) -> tuple[ArtifactIndex, IndexState]:
         """The index as `state` says, from `held` where it can be. It holds exactly the

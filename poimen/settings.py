@@ -34,6 +34,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 # Origins (scheme and host) a form may be posted from when they differ from the host the server
 # sees, e.g. https://poimen.example.org behind a proxy.
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# htmx shows no error page: a post refused for its CSRF token is told where it was asked.
+CSRF_FAILURE_VIEW = "poimen.views.common.csrf_failure"
 
 # POIMEN_HTTPS=1: the desk is reached over HTTPS, through a reverse proxy that terminates TLS and
 # sets X-Forwarded-Proto (docs/deploy.md). Everything HTTPS needs follows from that one switch.

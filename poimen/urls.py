@@ -88,3 +88,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls),
 ]
+
+# htmx shows no error page: a 403 or 404 it asked for is told as a refusal (views/common.py).
+handler403 = "poimen.views.common.permission_denied"
+handler404 = "poimen.views.common.page_not_found"

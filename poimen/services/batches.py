@@ -20,15 +20,16 @@ def stored_keys(batch: list[Candidate]) -> set:
 
 
 def checked_in_force(
-    fresh, checked, artifact_index: ArtifactIndex, checked_under: Policies | None
+    fresh, checked, artifact_index: ArtifactIndex
 ) -> tuple[list[Checked] | None, ArtifactIndex]:
-    """`checked` and `artifact_index`, or, when the policies changed since the batch was
-    checked (a threshold or a min_shared set while the run goes on), the batch checked again
-    and the index of the policies in force it was checked with: what is written is decided
-    under them, and they stay locked until it is. `artifact_index` is left as it is: other
-    checks (the next batches', another thread's) may be using it."""
+    """`checked` (the batch checked with `artifact_index`) and `artifact_index`, or, when the
+    policies changed since it was built (a threshold or a min_shared set while a run goes on,
+    or between an API request's check and its write), the batch checked again and the index
+    of the policies in force it was checked with: what is written is decided under them, and
+    they stay locked until it is. `artifact_index` is left as it is: other checks (the next
+    batches', another thread's) may be using it."""
     in_force = Policies.load(lock=True)
-    if checked_under is None or in_force == checked_under:
+    if in_force == artifact_index.policies:
         return checked, artifact_index
     index_in_force = artifact_index_under(artifact_index, in_force)
     return check_texts(index_in_force.filter, [c.text for c in fresh]), index_in_force

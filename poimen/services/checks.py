@@ -2,8 +2,11 @@
 
 Each item is read as a line of records JSONL is (the same reader, so the same rules), checked
 against the index in force, and, with `store`, stored by candidates_ingest exactly as the
-ingest command stores: once by its key, with its matches and events. Items that cannot be
-read are answered with their problem; the others are answered all the same.
+ingest command stores: once by its key, with its matches and events, decided under the
+policies in force at the write (checked again when a change committed since the index was
+read). The answer is of the index the stored decisions were made under: its version, its
+thresholds, and the fresh check of the records stored before. Items that cannot be read are
+answered with their problem; the others are answered all the same.
 """
 
 from collections import Counter
@@ -86,12 +89,19 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
         else:
             answers.append(CheckedItem(id=item_id))
             candidates.append((answers[-1], read))
-    artifact_index, version = live_index.current()
-    result = CheckResult(items=answers, index_version=version, artifact_index=artifact_index)
-    written = {}
+    artifact_index, state = live_index.current_state()
+    run, written = None, {}
     if store and candidates:
-        result.run, counted = _store(candidates, artifact_index, token)
-        written = {(r.source, r.external_id): (r, c) for r, c in counted}
+        run, batch = _store(candidates, artifact_index, token)
+        written = {(r.source, r.external_id): (r, c) for r, c in batch.records}
+        if batch.artifact_index is not artifact_index:
+            # A policy changed between the check and the write: the records were checked again
+            # and stored under the policies in force then, and the answer is of that index.
+            artifact_index = batch.artifact_index
+            state = state.under(artifact_index.policies)
+    result = CheckResult(
+        items=answers, index_version=state.version, artifact_index=artifact_index, run=run
+    )
     unstored = []
     for answer, candidate in candidates:
         key = (candidate.source, candidate.external_id)
@@ -109,20 +119,16 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
 
 
 def _store(candidates, artifact_index: ArtifactIndex, token: ApiToken):
-    """Store through candidates_ingest, in this token's run of the day."""
+    """Store through candidates_ingest (as one batch), in this token's run of the day."""
     run = _run_of_the_day(token, artifact_index)
     counts = IngestResult(run=run, read=len(candidates))
-    written = [
-        pair
-        for batch in candidates_ingest(
-            [[c for _, c in candidates]],
-            run=run,
-            artifact_index=artifact_index,
-            result=counts,
-            actor=token.user,
-        )
-        for pair in batch
-    ]
+    (written,) = candidates_ingest(
+        [[c for _, c in candidates]],
+        run=run,
+        artifact_index=artifact_index,
+        result=counts,
+        actor=token.user,
+    )
     with transaction.atomic():
         run = IngestRun.objects.select_for_update().get(pk=run.pk)
         run.counts = _added(run.counts, counts.as_counts())

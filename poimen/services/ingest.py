@@ -59,6 +59,9 @@ class IngestResult:
     redacted: Counter = field(default_factory=Counter)
     skipped_by: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
+    # Records checked again at their write, the policies having changed since their check
+    # (in this process; not one of the run's counts).
+    rechecked: int = 0
 
     def as_counts(self) -> dict:
         return {
@@ -87,6 +90,16 @@ def _fresh_only(batch: list[Candidate], in_flight: set, result: IngestResult) ->
     return fresh
 
 
+@dataclass
+class WrittenBatch:
+    """A batch as written: its records with their verdicts, and the index they were decided
+    under (the one it was checked with, or the one of the policies in force at its write when
+    they had changed; None: unfiltered)."""
+
+    records: list[tuple[Record, Checked | None]]
+    artifact_index: ArtifactIndex | None
+
+
 # The event a record the filter decided derived gets, by the status that decision gave it.
 _DECISION_EVENTS = {
     Record.Status.EXCLUDED: Event.Type.DERIVED_EXCLUDED,
@@ -101,17 +114,15 @@ def _write_batch(
     run: IngestRun,
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
-    checked_under: Policies | None = None,
     actor=None,
-) -> list[tuple[Record, Checked | None]]:
+) -> WrittenBatch:
     """Store one batch's records, matches and exclusion events in one transaction, decided
     under the policies in force when it is written (held until it is); returns the records
-    written with their verdicts."""
+    written with their verdicts, and the index they were decided under."""
+    checked_with = artifact_index
     with transaction.atomic():
         if artifact_index is not None:
-            checked, artifact_index = checked_in_force(
-                fresh, checked, artifact_index, checked_under
-            )
+            checked, artifact_index = checked_in_force(fresh, checked, artifact_index)
         verdicts = checked or [None] * len(fresh)
         records, matches, exclusions, restatements = [], [], [], []
         for candidate, verdict in zip(fresh, verdicts, strict=True):
@@ -158,17 +169,19 @@ def _write_batch(
             )
         insert_all(events, with_pks=False)
     result.new += len(records)
+    if artifact_index is not checked_with:
+        result.rechecked += len(records)
     for record, verdict in exclusions:
         redacted = record.status == Record.Status.REDACTED
         (result.redacted if redacted else result.excluded)[verdict.decided_kind] += 1
     for record in restatements:
         result.excluded[restatement_kind(record.metadata)] += 1
-    return list(zip(records, verdicts, strict=True))
+    return WrittenBatch(list(zip(records, verdicts, strict=True)), artifact_index)
 
 
 def _write_batch_once(
     fresh, checked, *, run, artifact_index, result: IngestResult, **under
-) -> list[tuple[Record, Checked | None]]:
+) -> WrittenBatch:
     """Write a batch; when another ingest stored some of its records meanwhile (the unique
     constraints say so), write the rest and count those as already ingested."""
     try:
@@ -198,38 +211,46 @@ def candidates_ingest(
     artifact_index: ArtifactIndex | None,
     result: IngestResult,
     workers: int = 0,
-    checked_under: Policies | None = None,
     actor=None,
-) -> Iterator[list[tuple[Record, Checked | None]]]:
+) -> Iterator[WrittenBatch]:
     """Check and store batches of candidates: each record exactly once by its keys (those
     stored already, or earlier in the input, are counted as already), its matches and its
     exclusion events in the batch's transaction, decided under the policies in force when it
-    is written (`checked_under`: those it was checked under). Yields each batch as written,
-    in input order, its records with their verdicts. `artifact_index` None: unfiltered.
+    is written (checked again when they are not those of `artifact_index`). Yields
+    each batch as written, in input order, with the index its records were decided under.
+    `artifact_index` None: unfiltered.
 
     The one way records are stored: the ingest command and the API both call it.
     With `workers`, batches are checked in that many forked processes while this one writes."""
     in_flight: set = set()
-    under = {"checked_under": checked_under, "actor": actor}
+    under = {"actor": actor}
 
-    def write(done):
-        for fresh, checked in done:
+    def write(done, checker=None):
+        nonlocal artifact_index
+        for (fresh, checked_with), checked in done:
             for candidate in fresh:
                 in_flight.difference_update(record_keys(candidate))
-            yield _write_batch_once(
-                fresh, checked, run=run, artifact_index=artifact_index, result=result, **under
+            written = _write_batch_once(
+                fresh, checked, run=run, artifact_index=checked_with, result=result, **under
             )
+            if checker is not None and written.artifact_index.policies != artifact_index.policies:
+                # The policies changed: the batches not checked yet are checked under them
+                # (once), those in flight are checked again by their writes.
+                artifact_index = written.artifact_index
+                checker.use(artifact_index.filter)
+            yield written
 
     if artifact_index is None:
         for batch in batches:
-            yield from write([(_fresh_only(batch, in_flight, result), None)])
+            yield from write([((_fresh_only(batch, in_flight, result), None), None)])
         return
     with BatchChecker(artifact_index.filter, workers=workers) as checker:
         for batch in batches:
             fresh = _fresh_only(batch, in_flight, result)
             in_flight.update(key for c in fresh for key in record_keys(c))
-            yield from write(checker.submit(fresh, [c.text for c in fresh]))
-        yield from write(checker.drain())
+            submitted = checker.submit((fresh, artifact_index), [c.text for c in fresh])
+            yield from write(submitted, checker)
+        yield from write(checker.drain(), checker)
 
 
 def _candidate_batches(items, size: int, result: IngestResult, on_problem, on_skipped=None):
@@ -342,7 +363,6 @@ def records_ingest(
         artifact_index=artifact_index,
         result=result,
         workers=workers,
-        checked_under=policies,
         actor=actor,
     )
     for _ in stored:

@@ -116,9 +116,6 @@ def queued_ingest_write(
     artifact_index = index_in_force() if filtered else None
     pieces = _pieces(batch, CHECK_PIECES if filtered else 1)
     checks = _checks_ahead(artifact_index.filter, pieces) if filtered else None
-    # What the pieces are checked under (each write checks its piece again if the policies in
-    # force differ).
-    checked_under = artifact_index.policies if filtered else None
     run = IngestRun(pk=run_id)  # only its id is written
     result = IngestResult(run=run)
     try:
@@ -126,7 +123,7 @@ def queued_ingest_write(
             row = _locked_for_writing(job, number)
             if row is None:
                 return
-            if filtered and Policies.load(lock=True) != checked_under:
+            if filtered and Policies.load(lock=True) != artifact_index.policies:
                 # A policy changed: each piece is checked again (by the write, under the
                 # policies now locked), and never beside a check still running on the filter.
                 wait(checks)
@@ -140,7 +137,6 @@ def queued_ingest_write(
                     run=run,
                     artifact_index=artifact_index,
                     result=result,
-                    checked_under=checked_under,
                 )
             counts = {
                 "new": result.new,

@@ -14,6 +14,7 @@ from poimen.forms import NoteForm, SeenReviewForm, VerdictForm
 from poimen.models import Record, Review
 from poimen.views.common import (
     LISTS,
+    htmx_refusal,
     list_form,
     list_query,
     list_url,
@@ -65,6 +66,9 @@ def record_context(request, record: Record, list_name: str, *, neighbours: bool 
         "verdict_form": VerdictForm(),
         "reasons": reason_keys(),
         "last_verdict": _last_verdict(request, record),
+        # Where the forms that come back to this page go back to (review mode's refusal is
+        # rendered by a POST, and says which page it stands for).
+        "page_url": request.get_full_path(),
         "list_name": list_name,
         "context_query": context_query,
         "previous_id": previous_id,
@@ -83,9 +87,10 @@ def _last_verdict(request, record: Record):
     return last if last is not None and last.record_id != record.pk else None
 
 
-def _row(request, record: Record, list_name: str, conflict: str = "", **asked):
-    """The row of `record` again; `asked` opens a row's note field with its error
-    (note_error, the note of the verdict in force; other_error, the note reason "other" needs)."""
+def _row(request, record: Record, list_name: str, *, refusal: str = "", status: int = 200, **asked):
+    """The row of `record` again; with `refusal`, why what was asked from it was not done;
+    `asked` opens a row's note field with its error (note_error, the note of the verdict in
+    force; other_error, the note reason "other" needs)."""
     row = selectors.list_row(record.pk)
     selectors.claims_shown([row])  # "claimed by X", as the list shows it
     context = {
@@ -93,10 +98,19 @@ def _row(request, record: Record, list_name: str, conflict: str = "", **asked):
         "row": row,
         "list_name": list_name,
         "list_query": "",
-        "conflict": conflict,
         **asked,
         **selectors.list_thresholds(),
     }
+    if refusal:
+        return htmx_refusal(
+            request,
+            refusal,
+            status=status,
+            template="_list_results.html#row",
+            context=context,
+            target=f"#row-{record.pk}",
+            swap="outerHTML",
+        )
     return render(request, "_list_results.html#row", context)
 
 
@@ -123,7 +137,8 @@ def _note_asked(request, record: Record, form: VerdictForm, error: str):
         response["HX-Reswap"] = "innerHTML"
         return response
     context = record_context(request, selectors.record_detail(record.pk), "")
-    context["asked"] = asked
+    # Rendered by the POST: the page's own forms come back to the record, not to the post.
+    context.update(asked=asked, page_url=reverse("record", args=[record.pk]))
     return render(request, "record.html", context, status=400)
 
 
@@ -144,19 +159,37 @@ def _after_verdict(request, record: Record, message: str):
     return redirect(safe_next(request, request.POST.get("next", ""), fallback))
 
 
-def _refused(request, record: Record, error: ValidationError):
-    """The reason a verdict was not recorded. Lost to another reviewer's verdict, the row or
-    the record is shown again as it now stands, with theirs and who gave it."""
-    if isinstance(error, services.ReviewConflict):
-        row = request.POST.get("row", "")
-        if request.htmx and row in LISTS:
-            return _row(request, record, row, conflict=str(error))
-        messages.error(request, str(error))
+def _refused(request, record: Record, error: ValidationError, *, on_screen: bool = True):
+    """Why a verdict, an undo or a note was not recorded, told where it was asked: for htmx in
+    the list row or in review mode with the record as it now stands (lost to another
+    reviewer's verdict: theirs, and who gave it), else in the page; without htmx, on the
+    record page. `on_screen` False: review mode shows another record than `record` (a note
+    on the reviewer's last verdict), and that page is shown again."""
+    refusal = " ".join(error.messages)
+    if not request.htmx:
+        messages.error(request, refusal)
         return redirect(reverse("record", args=[record.pk]))
+    # A race lost, or a note the rule asks for, is ordinary use; anything else is a request
+    # the desk's own controls do not make.
+    ordinary = isinstance(error, services.ReviewConflict | services.NoteRequired)
+    status = 200 if ordinary else 400
+    row = request.POST.get("row", "")
+    if row in LISTS:
+        return _row(request, record, row, refusal=refusal, status=status)
+    if request.POST.get("mode") == "review":
+        # Review mode is built on record_context: its view module imports this one.
+        from poimen.views.review import review_refused
+
+        return review_refused(request, refusal, status=status, record=record if on_screen else None)
+    return htmx_refusal(request, refusal, status=status)
+
+
+def _bad_post(request, record: Record, refusal: str, *, on_screen: bool = True):
+    """A post no control of the desk makes (a form that does not parse): 400, and under htmx
+    told where it was asked, as any refusal."""
     if request.htmx:
-        return HttpResponse(" ".join(error.messages), status=400)
-    messages.error(request, " ".join(error.messages))
-    return redirect(reverse("record", args=[record.pk]))
+        return _refused(request, record, ValidationError(refusal), on_screen=on_screen)
+    return HttpResponse(refusal, status=400)
 
 
 @require_POST
@@ -165,7 +198,7 @@ def record_review(request, record_id: int):
     record = get_object_or_404(Record, pk=record_id)
     form = VerdictForm(request.POST)
     if not form.is_valid():
-        return HttpResponse("That verdict is not one of the choices.", status=400)
+        return _bad_post(request, record, "That verdict is not one of the choices.")
     verdict = form.cleaned_data["verdict"]
     try:
         services.review_record(
@@ -190,7 +223,7 @@ def record_undo(request, record_id: int):
     record = get_object_or_404(Record, pk=record_id)
     form = SeenReviewForm(request.POST)
     if not form.is_valid():
-        return HttpResponse("The verdict seen is not a review id.", status=400)
+        return _bad_post(request, record, "The verdict seen is not a review id.")
     try:
         services.review_undo(
             record=record, actor=request.user, seen_review_id=form.seen_review_id()
@@ -209,7 +242,7 @@ def record_note(request, record_id: int):
     form = NoteForm(request.POST)
     if not form.is_valid():
         errors = "; ".join(f"{name}: {' '.join(e)}" for name, e in form.errors.items())
-        return HttpResponse(f"The note was not saved: {errors}", status=400)
+        return _bad_post(request, record, f"The note was not saved: {errors}", on_screen=False)
     try:
         services.review_note(
             record=record,
@@ -221,11 +254,7 @@ def record_note(request, record_id: int):
         row = request.POST.get("row", "")
         if request.htmx and row in LISTS:
             return _row(request, record, row, note_error=str(error))
-        if request.htmx and request.POST.get("mode") == "review":
-            # Review mode shows the message on the record it reloads (no page load).
-            messages.error(request, str(error))
-            return _after_verdict(request, record, "")
-        return _refused(request, record, error)
+        return _refused(request, record, error, on_screen=False)
     except ValidationError as error:
-        return _refused(request, record, error)
+        return _refused(request, record, error, on_screen=False)
     return _after_verdict(request, record, f"Record #{record.pk}: note saved.")

@@ -1,19 +1,51 @@
 """Review mode: the next unreviewed record of a filtered list, one after the other, with how
 many of the list are reviewed and how many are left; a verdict moves on without a page load."""
 
-from django.http import Http404
+import copy
+from urllib.parse import urlsplit
+
+from django.http import Http404, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from poimen import selectors
+from poimen.models import Record
 from poimen.views import team
-from poimen.views.common import LISTS, list_form, list_query, render_page, require_review
+from poimen.views.common import (
+    LISTS,
+    htmx_refusal,
+    list_form,
+    list_query,
+    render_page,
+    require_review,
+    safe_next,
+)
 from poimen.views.record import record_context
 
 
 @require_GET
 def review(request):
     require_review(request)
+    return _review_page(request)
+
+
+def review_refused(request, refusal: str, *, status: int, record: Record | None = None):
+    """A verdict or a note posted from review mode and not recorded (lost to another
+    reviewer's verdict, say), told in place of the page, without a page load: `record`, the
+    one on screen, again as it now stands (theirs in force, so that a verdict now overrules it
+    knowingly); or, for a note on an earlier verdict, the page again as its URL shows it."""
+    page_url = request.htmx.current_url_abs_path or reverse("review")
+    following = safe_next(request, request.POST.get("next", ""), page_url)
+    asked = copy.copy(request)  # the filters and the batch of the page are in its URL
+    asked.GET = QueryDict(urlsplit(page_url).query)
+    shown = (record, following) if record is not None else None
+    return _review_page(asked, shown=shown, refusal=refusal, status=status, page_url=page_url)
+
+
+def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, page_url: str = ""):
+    """The next unreviewed record of the list in the query string; or `shown`, a record and
+    the URL that goes on past it; with `refusal` and the `page_url` it stands for, rendered
+    for a POST (review_refused)."""
     list_name = request.GET.get("list", "exclusions")
     if list_name not in LISTS:
         raise Http404("No such list")
@@ -22,8 +54,6 @@ def review(request):
     # to the reviewer's own batch.
     listed, claimed = team.review_pool(request, LISTS[list_name](filters=filters))
     after = request.GET.get("after", "")
-    # Read whole (selectors.for_detail): the record view shows it without reading it again.
-    found = selectors.next_unreviewed(selectors.for_detail(listed), sort=filters.sort, cursor=after)
     query = "&".join(filter(None, [f"list={list_name}", list_query(request), claimed]))
     here = f"{reverse('review')}?{query}"
     context = {
@@ -34,11 +64,32 @@ def review(request):
         "skipped": bool(after),
         "claimed": claimed,
     }
-    if found is None:
-        return render_page(request, "review_done.html", context)
-    record, cursor = found
+    if shown is None:
+        # Read whole (selectors.for_detail): the record view shows it without reading it again.
+        found = selectors.next_unreviewed(
+            selectors.for_detail(listed), sort=filters.sort, cursor=after
+        )
+        if found is None:
+            if refusal:  # nothing left on that page now: the refusal alone
+                return htmx_refusal(request, refusal, status=status)
+            return render_page(request, "review_done.html", context)
+        record, cursor = found
+        # After a verdict or a skip, on from this record: the ones skipped are not shown
+        # again until the reviewer starts over.
+        following = f"{here}&after={cursor}"
+    else:
+        record, following = shown
+        record = selectors.record_detail(record.pk)  # as it now stands, read whole
     context.update(record_context(request, record, list_name, neighbours=False))
-    # After a verdict or a skip, on from this record: the ones skipped are not shown again
-    # until the reviewer starts over.
-    context.update(review_mode=True, review_next=f"{here}&after={cursor}")
+    context.update(review_mode=True, review_next=following)
+    if refusal:
+        context["page_url"] = page_url
+        return htmx_refusal(
+            request,
+            refusal,
+            status=status,
+            template="record.html#content",
+            context=context,
+            target="#main",
+        )
     return render_page(request, "record.html", context, fragments=("content", "comparison"))

@@ -210,6 +210,59 @@ def test_a_paste_from_a_skill_and_a_reference_says_its_coverage_across_kinds(api
     assert across["coverage"] > across["threshold"] == 0.8
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_threshold_committed_between_check_and_write_decides_what_is_stored_and_answered(
+    api, skill, monkeypatch
+):
+    """Another connection commits a threshold change just after the request has read the index
+    in force: the write checks the records again under the new threshold, and the answer (its
+    statuses, thresholds and index version) is the decision stored."""
+    import threading
+
+    from django.db import connection
+
+    from poimen.index_version import index_version, live_index
+    from poimen.services import threshold_change
+    from tests.factories import near_copy
+
+    copy = near_copy(skill.text)  # excluded at 0.8, evidence at 0.99
+    assert (
+        api.post(CHECK, {"records": [{"id": "before", "text": copy}]}).json()["results"][0][
+            "status"
+        ]
+        == "excluded"
+    )
+    read_index = live_index.current_state
+
+    def read_then_change():
+        held = read_index()
+
+        def change():
+            try:
+                threshold_change(kind="skill", value=0.99, reason="raised mid-request")
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=change)
+        thread.start()
+        thread.join(timeout=30)
+        return held
+
+    monkeypatch.setattr(live_index, "current_state", read_then_change)
+    answer = api.post(
+        CHECK, {"records": [{"id": "during", "text": copy}, {"id": "before", "text": copy}]}
+    )
+    monkeypatch.undo()
+    during, before = answer.json()["results"]
+    stored = Record.objects.get(source="api", external_id="during")
+    assert (during["stored"], during["status"], stored.status) == ("new", "evidence", "evidence")
+    assert [m["threshold"] for m in during["matches"]] == [0.99]
+    # the record stored earlier is answered by a fresh check under the same policies
+    assert (before["stored"], before["status"]) == ("already", "evidence")
+    assert answer.json()["index_version"] == index_version()
+    assert not Event.objects.filter(type="derived_excluded", record=stored).exists()
+
+
 def _answered_every_way(make_artifact, skill) -> list[dict]:
     """Records of every outcome: excluded, redacted, across kinds, evidence, an error."""
     from filter import renderings

@@ -27,7 +27,7 @@ def _same_index(live, full) -> None:
         b.min_shared,
         b.default_min_shared,
     )
-    for name in ("_hashes", "_artifacts", "_positions", "_directory", "_bitmap"):
+    for name in ("_hashes", "_postings", "_directory", "_bitmap"):
         assert np.array_equal(getattr(a._index, name), getattr(b._index, name)), name
     texts = [demo_skill(s) for s in SKILLS] + [UNRELATED, demo_skill(SKILLS[0])[:900]]
     for mine, theirs in zip(a.check_many(texts), b.check_many(texts), strict=True):

@@ -17,12 +17,14 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -53,14 +55,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(the fresh venv's bin folder, the wheel, seconds it took to build and install)."""
-    base = tmp_path_factory.mktemp("installed")
-    started = time.monotonic()
-    # Built from a copy of what a clone holds: setuptools builds in place, and a build/ folder
-    # left in the tree would carry modules deleted since into the next wheel.
-    source = base / "source"
+def clone_copy(folder: Path) -> Path:
+    """A copy of what a clone holds, in `folder`: setuptools builds in place, and a build/
+    folder left in the tree would carry modules deleted since into the next wheel."""
+    source = folder / "source"
     files = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
         cwd=ROOT,
@@ -72,11 +70,37 @@ def installed(tmp_path_factory):
         if (ROOT / name).is_file():
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
+    return source
+
+
+def build(command: list[str], cwd: Path) -> str:
+    """What a build printed (its output and setuptools' warnings), failing the test if it failed."""
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def python_warnings(output: str) -> list[str]:
+    """The warnings (BuildBackendWarning: ..., SetuptoolsDeprecationWarning: ...) in `output`."""
+    return re.findall(r"\w+Warning: .*", output)
+
+
+class Installed(NamedTuple):
+    bin_folder: Path
+    wheel: Path
+    seconds: float  # to build and install
+    build_output: str
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    base = tmp_path_factory.mktemp("installed")
+    started = time.monotonic()
+    source = clone_copy(base)
+    # -v: setuptools' warnings are shown, for the test that there are none
+    output = build(
+        [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation"]
         + ["--wheel-dir", str(base / "dist"), str(source)],
-        check=True,
-        capture_output=True,
         cwd=base,
     )
     (wheel,) = (base / "dist").glob("poimen-*.whl")
@@ -93,7 +117,7 @@ def installed(tmp_path_factory):
     (site_packages / "poimen_test_dependencies.pth").write_text(here + "\n")
     seconds = time.monotonic() - started
     print(f"wheel built and installed in {seconds:.1f} s")
-    return venv / "bin", wheel, seconds
+    return Installed(venv / "bin", wheel, seconds, output)
 
 
 def poimen(bin_folder, *args, home, timeout=120, **env):
@@ -108,7 +132,7 @@ def poimen(bin_folder, *args, home, timeout=120, **env):
 
 
 def test_the_wheel_carries_templates_static_files_and_demo_data(installed):
-    _, wheel, _ = installed
+    wheel = installed.wheel
     names = zipfile.ZipFile(wheel).namelist()
     templates = {p.name for p in (ROOT / "templates").glob("*.html")}
     assert templates and templates <= {
@@ -121,8 +145,26 @@ def test_the_wheel_carries_templates_static_files_and_demo_data(installed):
     assert not [n for n in names if n.endswith((".sqlite3", ".jsonl.lock")) or "vault/" in n]
 
 
+def test_the_wheel_builds_without_setuptools_warnings(installed):
+    """Every folder of files the wheel carries is a package setuptools was told of: none is
+    "absent from the `packages` configuration" (and so liable to be left out one day)."""
+    assert python_warnings(installed.build_output) == []
+
+
+def test_the_sdist_carries_the_sources_the_matcher_is_built_from(tmp_path):
+    source = clone_copy(tmp_path)
+    code = "from setuptools import build_meta; build_meta.build_sdist('../dist')"
+    output = build([sys.executable, "-c", code], cwd=source)
+    assert python_warnings(output) == []
+    (sdist,) = (tmp_path / "dist").glob("poimen-*.tar.gz")
+    names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
+    assert {"filter/_speedups.c", "filter/vendor/xxhash/xxhash.h", "setup.py"} <= names
+    assert {"filter/vendor/xxhash/LICENSE", "templates/base.html"} <= names
+    assert "poimen/demo_data/transcripts/records.jsonl" in names
+
+
 def test_the_wheel_carries_the_compiled_matcher_and_its_licence(installed, tmp_path):
-    bin_folder, wheel, _ = installed
+    bin_folder, wheel = installed.bin_folder, installed.wheel
     names = zipfile.ZipFile(wheel).namelist()
     assert [n for n in names if re.fullmatch(r"filter/_speedups\..*\.so", n)], names
     assert "filter/vendor/xxhash/LICENSE" in names
@@ -133,7 +175,7 @@ def test_the_wheel_carries_the_compiled_matcher_and_its_licence(installed, tmp_p
 
 
 def test_the_installed_poimen_comes_from_the_wheel(installed):
-    bin_folder, _, _ = installed
+    bin_folder = installed.bin_folder
     where = subprocess.run(
         [str(bin_folder / "python"), "-c", "import poimen; print(poimen.__file__)"],
         cwd=bin_folder,
@@ -146,7 +188,7 @@ def test_the_installed_poimen_comes_from_the_wheel(installed):
 
 
 def test_a_fresh_folder_is_told_to_migrate_without_a_traceback(installed, tmp_path):
-    bin_folder, _, _ = installed
+    bin_folder = installed.bin_folder
     result = poimen(bin_folder, "verify_derived", home=tmp_path)
     assert result.returncode == 2
     assert "database not migrated" in result.stderr
@@ -187,7 +229,7 @@ def log_in(base_url, username, password):
 
 
 def test_from_an_empty_folder_migrate_demo_and_serve(installed, tmp_path):
-    bin_folder, wheel, _ = installed
+    bin_folder, wheel = installed.bin_folder, installed.wheel
     home = tmp_path / "poimen-home"
     home.mkdir()
 

@@ -125,3 +125,40 @@ def axe_violations():
         ]
 
     return check
+
+
+@pytest.fixture
+def open_as(browser, browser_context_args, live_server):
+    """open_as(name, password) -> a page of its own browser context (cookies, session),
+    logged in as that user, on the overview: several reviewers at once. Each ends, like
+    browser_problems, by asserting its page saw no console error or page error."""
+    opened = []
+
+    def open_page(name: str, password: str):
+        context = browser.new_context(**browser_context_args)
+        page = context.new_page()
+        problems = []
+        page.on(
+            "console",
+            lambda m: problems.append(m.text) if m.type in ("error", "warning") else None,
+        )
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(f"{live_server.url}/login/")
+        page.get_by_label("User name").fill(name)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{live_server.url}/")
+        opened.append((name, context, problems))
+        return page
+
+    yield open_page
+    for _, context, _ in opened:
+        context.close()
+    assert {name: problems for name, _, problems in opened if problems} == {}
+
+
+@pytest.fixture
+def two_reviewers(open_as, reviewer, make_reviewer):
+    """Rita and Sam, two reviewers, each in a browser context of their own."""
+    make_reviewer("sam")
+    return open_as("rita", "rita-reviews-things"), open_as("sam", "samsamsam")

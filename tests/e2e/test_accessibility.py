@@ -1,5 +1,6 @@
 """Every page of the desk, at a desktop width and at 390 px (a phone): axe-core finds no
-serious or critical violation, nothing scrolls sideways, and the top bar covers no title."""
+serious or critical violation, nothing scrolls sideways, and the top bar covers no title; a
+refusal, wherever it is shown, is an alert on screen and axe-clean too."""
 
 import pytest
 from playwright.sync_api import expect
@@ -159,4 +160,66 @@ def test_every_page_passes_axe_and_fits_the_width(
         if found:
             problems[name] = found
             page.screenshot(path=f"screenshots/a11y-{name}-{width}.png", full_page=True)
+    assert not problems, "\n".join(f"{name}: {p}" for name, ps in problems.items() for p in ps)
+
+
+def record_shown(page) -> int:
+    import re
+
+    return int(re.search(r"#(\d+)", page.locator("h1").inner_text()).group(1))
+
+
+@pytest.mark.parametrize("width", [1360, 390])
+def test_refusals_pass_axe_where_they_are_shown(
+    live_server, axe_page, axe_violations, reviewer, tuner, desk_data, width
+):
+    """A refusal in a list row, in review mode and in the page's slot (a 4xx, shown by
+    desk.js): said as an alert, seen on screen, and axe-clean."""
+    from poimen.models import Record
+
+    page = axe_page
+    page.set_viewport_size({"width": width, "height": 844})
+    log_in(page, live_server)
+    problems = {}
+
+    def check(name, alert):
+        expect(alert).to_be_visible()
+        alert = alert.evaluate(
+            "e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }"
+        )
+        found = axe_violations(page)
+        if alert[0] < 0 or alert[1] > width:
+            found.append(f"the refusal is off screen: {alert}")
+        if page.evaluate("() => document.documentElement.scrollWidth") > width + 1:
+            found.append("scrolls sideways")
+        if found:
+            problems[name] = found
+
+    # Rita judges the record in the first row while tom looks at it: his is refused in the row.
+    page.goto(live_server.url + "/exclusions/?sort=overlap")
+    first = Record.objects.get(
+        pk=page.locator("#results tr[data-row]").first.get_attribute("id")[4:]
+    )
+    review_record(record=first, verdict="confirmed", actor=reviewer)
+    page.keyboard.press("j")
+    page.keyboard.press("f")
+    check("row", page.locator("#results").get_by_role("alert"))
+    # The same in review mode: the record again, as it now stands.
+    page.goto(live_server.url + "/review/?list=exclusions&sort=overlap")
+    shown = Record.objects.get(pk=record_shown(page))
+    review_record(record=shown, verdict="confirmed", actor=reviewer)
+    page.keyboard.press("c")
+    expect(page.get_by_role("alert")).to_contain_text("rita judged it")
+    check("review mode", page.locator("main").get_by_role("alert"))
+    # A request no control makes (an undo of no verdict: 400) is told in the page's slot.
+    unreviewed = Record.objects.filter(review=None).first()
+    page.evaluate(
+        "url => htmx.ajax('POST', url, {source: '#main', target: '#main'})",
+        f"/records/{unreviewed.pk}/undo/",
+    )
+    slot = page.locator("#refusal").get_by_role("alert")
+    expect(slot).to_contain_text("no review to undo")
+    check("refusal slot", slot)
+    page.keyboard.press("j")  # the next request (skip on) clears it
+    expect(slot).to_have_count(0)
     assert not problems, "\n".join(f"{name}: {p}" for name, ps in problems.items() for p in ps)

@@ -57,3 +57,50 @@ def test_review_mode_walks_the_unreviewed_by_keyboard_without_a_page_load(
     assert Record.objects.filter(review__isnull=False).count() == 3
     page.get_by_role("link", name="Start again from the top").click()
     expect(progress).to_contain_text("Review mode · 2 of 3 reviewed, 1 left")
+
+
+def record_shown(page) -> int:
+    return int(re.search(r"#(\d+)", page.locator("h1").inner_text()).group(1))
+
+
+def test_the_later_of_two_racing_verdicts_is_told_and_shown_the_first_in_place(
+    live_server, two_reviewers, four_copies
+):
+    rita, sam = two_reviewers
+    for page in (rita, sam):
+        page.goto(live_server.url + "/review/?list=exclusions&sort=closeness")
+    raced = record_shown(rita)
+    assert record_shown(sam) == raced
+    rita.evaluate("window.loadedOnce = true")  # gone if a full page load happens
+    rita.wait_for_timeout(100)
+
+    sam.keyboard.press("c")
+    expect(sam.locator("[data-progress]")).to_contain_text("1 of 4 reviewed, 3 left")
+    rita.keyboard.press("f")
+    # Rita is told, where she is, that Sam's verdict came first and hers was not recorded;
+    # the record stays in front of her as it now stands, with his verdict in force.
+    refusal = rita.get_by_role("alert")
+    expect(refusal).to_contain_text(f"record #{raced}: sam judged it confirmed")
+    expect(refusal).to_contain_text("yours was not recorded")
+    assert record_shown(rita) == raced
+    expect(rita.locator(".review-bar")).to_contain_text(
+        re.compile(r"Verdict in force: confirmed.*\s+by sam", re.IGNORECASE)
+    )
+    expect(rita.locator("[data-progress]")).to_contain_text("1 of 4 reviewed, 3 left")
+    assert rita.evaluate("window.loadedOnce") is True
+    # u undoes her own last verdict (she has none): never his.
+    rita.keyboard.press("u")
+    rita.wait_for_timeout(300)
+    judged = Record.objects.select_related("review__reviewer").get(pk=raced)
+    assert judged.review.verdict == "confirmed" and judged.review.reviewer.username == "sam"
+    assert judged.reviews.count() == 1
+
+    # Having seen his, she may still overrule it, knowingly: hers now lands (released, the
+    # record leaves the list), and on she goes.
+    rita.keyboard.press("f")
+    expect(rita.locator("[data-progress]")).to_contain_text("0 of 3 reviewed, 3 left")
+    assert record_shown(rita) != raced
+    expect(rita.get_by_role("alert")).to_have_count(0)
+    assert rita.evaluate("window.loadedOnce") is True
+    judged = Record.objects.select_related("review__reviewer").get(pk=raced)
+    assert judged.review.verdict == "false_positive" and judged.review.reviewer.username == "rita"

@@ -12,38 +12,6 @@ from poimen.models import Claim, Record, SecondReview
 pytestmark = pytest.mark.e2e
 
 
-def logged_in_context(browser, browser_context_args, live_server, name, password):
-    """A browser context of its own (cookies, session) for one reviewer, on the overview."""
-    context = browser.new_context(**browser_context_args)
-    page = context.new_page()
-    problems = []
-    page.on(
-        "console",
-        lambda m: problems.append(m.text) if m.type in ("error", "warning") else None,
-    )
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("User name").fill(name)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{live_server.url}/")
-    page.problems = problems
-    return context, page
-
-
-@pytest.fixture
-def two_reviewers(browser, browser_context_args, live_server, reviewer, make_reviewer):
-    make_reviewer("sam")
-    rita = logged_in_context(
-        browser, browser_context_args, live_server, "rita", "rita-reviews-things"
-    )
-    sam = logged_in_context(browser, browser_context_args, live_server, "sam", "samsamsam")
-    yield rita[1], sam[1]
-    for context, page in (rita, sam):
-        assert page.problems == []
-        context.close()
-
-
 def record_shown(page) -> int:
     return int(re.search(r"#(\d+)", page.locator("h1").inner_text()).group(1))
 
@@ -89,7 +57,7 @@ def test_two_reviewers_claim_disjoint_batches(live_server, two_reviewers, settin
 
 
 def test_a_borderline_record_reaches_a_second_reviewer_blind_and_the_disagreement_is_settled(
-    live_server, two_reviewers, settings, borderline, tuner, browser, browser_context_args
+    live_server, two_reviewers, settings, borderline, tuner, open_as
 ):
     settings.POIMEN_SECOND_REVIEW_SHARE = 1.0
     (record,) = borderline(1)
@@ -123,9 +91,7 @@ def test_a_borderline_record_reaches_a_second_reviewer_blind_and_the_disagreemen
     assert Record.objects.get(pk=record.pk).status == "excluded"  # the first holds meanwhile
 
     # Tom, a third, finds the disagreement and settles it with Sam's verdict.
-    context, tom = logged_in_context(
-        browser, browser_context_args, live_server, "tom", "tom-tunes-thresholds"
-    )
+    tom = open_as("tom", "tom-tunes-thresholds")
     tom.goto(live_server.url + "/")
     tom.get_by_role("link", name="Team").click()
     expect(tom.locator("[data-count='disagreements']")).to_have_text("1")
@@ -143,5 +109,3 @@ def test_a_borderline_record_reaches_a_second_reviewer_blind_and_the_disagreemen
     expect(tom.locator("table.agreement").first).to_contain_text("rita & sam")
     settled = Record.objects.select_related("review").get(pk=record.pk)
     assert settled.status == "evidence" and settled.review.reviewer.username == "tom"
-    assert tom.problems == []
-    context.close()

@@ -19,7 +19,7 @@ def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_on
 
 def _arrays(index: ShingleIndex) -> list:
     index.merge()
-    return [index._hashes, index._artifacts, index._positions, index._directory, index._bitmap]
+    return [index._hashes, index._postings, index._directory, index._bitmap]
 
 
 def test_adding_to_a_merged_index_gives_the_arrays_one_build_of_everything_gives():

@@ -239,6 +239,9 @@ def random_index(rng) -> tuple[ShingleIndex, list[np.ndarray]]:
     """An index small enough for slots to hold several hashes, with boilerplate (hashes in
     many artifacts) and repeats within one artifact."""
     pool = np.array([rng.getrandbits(64) for _ in range(3000)], dtype=np.uint64)
+    # the ends of the range, and neighbours: where a search's bounds go wrong
+    pool[40:44] = [0, 1, 2**64 - 2, 2**64 - 1]
+    pool[44:50] = pool[50] + np.arange(1, 7, dtype=np.uint64)
     boilerplate = pool[:40]
     index, texts = ShingleIndex(), []
     for number in range(120):
@@ -259,6 +262,7 @@ def test_lookups_are_the_numpy_lookups(compiled):
                 texts[rng.randrange(len(texts))],
                 np.array([rng.getrandbits(64) for _ in range(200)], dtype=np.uint64),
                 texts[rng.randrange(len(texts))][::-1],
+                np.array([0, 1, 2**64 - 1], dtype=np.uint64),
             ]
         )
         for max_run in (None, 0, 1, 3, 16):
@@ -294,6 +298,8 @@ def test_candidates_are_the_numpy_candidates(compiled):
         artifact_no = np.array([rng.randrange(300) for _ in range(size)], dtype=np.uint32)
         artifact_no[: size // 2] = artifact_no[0] if size else 0  # many anchors on one
         n_tokens = [rng.randint(0, 300) for _ in range(n_records)]
+        if n_records == 1 and rng.random() < 0.5:
+            owner = None  # one record's anchors, as check() asks
 
         def candidates(owner=owner, artifact_no=artifact_no, n_tokens=n_tokens):
             return list(derived_filter._candidates(owner, artifact_no, n_tokens))

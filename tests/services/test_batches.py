@@ -34,7 +34,7 @@ def test_a_batch_checked_again_under_new_policies_leaves_the_index_it_was_given(
     assert checked[0].derived
     KindPolicy.objects.create(kind="skill", threshold=0.99)
     with transaction.atomic():
-        rechecked, index_in_force = checked_in_force(fresh, checked, index, checked_under)
+        rechecked, index_in_force = checked_in_force(fresh, checked, index)
     assert not rechecked[0].derived
     assert index_in_force.policies.threshold_for("skill") == 0.99
     # The index given still checks as it did (the next batches', another thread's checks).
@@ -49,5 +49,5 @@ def test_a_batch_checked_under_the_policies_in_force_is_not_checked_again(make_a
     fresh = [candidate(near_copy(demo_skill("release-notes")))]
     checked = check_texts(index.filter, [fresh[0].text])
     with transaction.atomic():
-        same, same_index = checked_in_force(fresh, checked, index, index.policies)
+        same, same_index = checked_in_force(fresh, checked, index)
     assert same is checked and same_index is index

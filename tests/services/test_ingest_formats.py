@@ -81,11 +81,14 @@ def test_a_threshold_changed_during_a_run_decides_the_batches_written_after_it(
         if result.new == 1:
             threshold_change(kind="skill", value=0.99, reason="too eager")
 
-    records_ingest(
+    result = records_ingest(
         paths=[path], batch_size=1, workers=workers, on_progress=change_after_the_first_batch
     )
     statuses = dict(Record.objects.values_list("external_id", "status"))
     assert statuses == {"r0": "evidence", "r1": "evidence", "r2": "evidence", "r3": "evidence"}
+    # Checked twice: the batches already checked (or in a worker) when the change was seen;
+    # the run checks the later ones under the new threshold alone.
+    assert result.rechecked == 1 + workers
     # r0 was stored before the change and released by it: one exclusion event, one release.
     assert Event.objects.filter(type="derived_excluded").count() == 1
     assert Event.objects.filter(type="status_changed").count() == 1

@@ -348,6 +348,26 @@
     }
   });
 
+  // A refusal (views.common.htmx_refusal) names where it goes with HX-Retarget. htmx by
+  // itself swaps only a 2xx answer; a refusal with a 4xx status (a request the desk's own
+  // controls do not make, a permission taken away, a record gone) is shown all the same, and
+  // is no error of the page's.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr.status >= 400 && xhr.status < 500 && xhr.getResponseHeader("HX-Retarget")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  // A refusal in the page's slot is about what was asked last: the next request clears it.
+  document.addEventListener("htmx:beforeRequest", function () {
+    var slot = document.getElementById("refusal");
+    if (slot) {
+      slot.replaceChildren();
+    }
+  });
+
   // New results swapped in by htmx: start the selection again at the top.
   // Back pressed twice quickly: two history restores are in flight, and the slower one must
   // not paint the page the user already left. Only the latest restore may land.
