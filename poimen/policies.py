@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from poimen.models import KindPolicy
+from poimen.request_memo import once_a_request
 
 
 def report_floor() -> float:
@@ -30,12 +31,19 @@ class Policies:
 
     @classmethod
     def load(cls, *, lock: bool = False) -> "Policies":
-        """The policies now; with `lock`, held (inside a transaction) until it ends, so that
-        a threshold change waits for what is decided under them to be written."""
-        if lock and connection.vendor == "postgresql":
+        """The policies now (read once a GET request, request_memo); with `lock`, read again
+        and held (inside a transaction) until it ends, so that a threshold change waits for
+        what is decided under them to be written."""
+        if not lock:
+            return once_a_request("policies", cls._read)
+        if connection.vendor == "postgresql":
             # SHARE: concurrent ingests read together; a threshold change's write waits.
             with connection.cursor() as cursor:
                 cursor.execute(f"LOCK TABLE {KindPolicy._meta.db_table} IN SHARE MODE")
+        return cls._read()
+
+    @classmethod
+    def _read(cls) -> "Policies":
         return cls.from_rows(
             KindPolicy.objects.values("kind", "threshold", "min_shared", "on_derived")
         )

@@ -65,6 +65,7 @@ from poimen.selectors.paging import (
 )
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import (
+    for_detail,
     latest_own_verdict,
     record_across_kinds,
     record_detail,
@@ -157,6 +158,7 @@ __all__ = [
     "passages_for",
     "recent_runs",
     "record_across_kinds",
+    "for_detail",
     "record_detail",
     "record_events",
     "record_matches",

@@ -7,44 +7,15 @@ never shows stale numbers and nothing has to remember to invalidate.
 
 import hashlib
 
-from asgiref.local import Local
 from django.core.cache import cache
-from django.core.signals import request_finished, request_started
 from django.db.models import Max
 
-from poimen.models import Event, KindPolicy, Match, Record
-from poimen.policies import report_floor
+from poimen.models import Event, Match, Record
+from poimen.policies import Policies, report_floor
+from poimen.request_memo import forget, once_a_request
 
 # In-process caches (numpy arrays too big to pickle into the cache on every request), by name.
 _in_process: dict[str, dict] = {}
-
-
-# The versions, read once a GET request: a page asks them for each of its cached aggregates and
-# tables (a threshold preview some ten times, thirty queries), and a GET writes nothing they
-# count. Outside a request (commands, workers, tests calling selectors) they are read each time.
-_this_request = Local()
-
-
-def _request_began(sender, environ=None, scope=None, **kwargs) -> None:
-    method = (environ or {}).get("REQUEST_METHOD") or (scope or {}).get("method")
-    _this_request.versions = {} if method in ("GET", "HEAD") else None
-
-
-def _request_ended(sender, **kwargs) -> None:
-    _this_request.versions = None
-
-
-request_started.connect(_request_began, dispatch_uid="poimen-versions-began")
-request_finished.connect(_request_ended, dispatch_uid="poimen-versions-ended")
-
-
-def _once_a_request(name: str, read):
-    versions = getattr(_this_request, "versions", None)
-    if versions is None:
-        return read()
-    if name not in versions:
-        versions[name] = read()
-    return versions[name]
 
 
 def cache_key(*parts) -> str:
@@ -53,13 +24,18 @@ def cache_key(*parts) -> str:
 
 
 def _policy_rows() -> list:
-    return sorted(KindPolicy.objects.values_list("kind", "threshold", "min_shared", "on_derived"))
+    # The policies this request reads anyway (Policies.load, once a GET request).
+    policies = Policies.load()
+    return [
+        (kind, policies.thresholds[kind], policies.min_shared[kind], policies.on_derived[kind])
+        for kind in policies.kinds
+    ]
 
 
 def data_version() -> str:
     """Changes whenever anything the aggregates count changes: every write appends an event or
     a record, and policies are part of the key. Three index lookups, once a GET request."""
-    return _once_a_request("data", _data_version)
+    return once_a_request("data_version", _data_version)
 
 
 def _data_version() -> str:
@@ -73,7 +49,7 @@ def decision_version() -> str:
     """Changes when the filter's decisions can change (ingest, refilter, a threshold or policy
     change), not when a reviewer judges: new record or match ids, a threshold_changed event,
     the policies (a policy change redacts or excludes records again). Once a GET request."""
-    return _once_a_request("decisions", _decision_version)
+    return once_a_request("decision_version", _decision_version)
 
 
 def _decision_version() -> str:
@@ -111,4 +87,4 @@ def caches_clear() -> None:
     """Forget every cached aggregate and array (tests, benchmarks, a restore from backup)."""
     cache.clear()
     _in_process.clear()
-    _this_request.versions = None
+    forget()

@@ -1,10 +1,8 @@
 """What the desk's reads share: page sizes, snippet lengths, the verdict filter's values, how
-a day given in a filter becomes a time, and scans planned without JIT."""
+a day given in a filter becomes a time."""
 
-from contextlib import contextmanager
 from datetime import date, datetime, time
 
-from django.db import connection, transaction
 from django.utils import timezone
 
 from poimen.models import Review
@@ -27,18 +25,3 @@ VERDICTS = [
 
 def day_start(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
-
-
-@contextmanager
-def without_jit():
-    """Queries inside planned without PostgreSQL's JIT compilation. A scan of every record
-    testing the derived rule's few dozen JSON comparisons is costed high enough for JIT to
-    inline and optimise them all, which took 3-4 s before the first row was read at 10^6
-    records (the scan itself about as long again): reading rows, not evaluating them, is what
-    such a scan waits on."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL jit = off")
-        yield

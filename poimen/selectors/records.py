@@ -2,17 +2,21 @@
 
 from dataclasses import dataclass
 
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 
 from poimen.derived_rule import across_kinds_in_force, mixed_exceeds_stored
 from poimen.models import Event, Match, Record, Review
 from poimen.policies import Policies
 
 
+def for_detail(queryset: QuerySet) -> QuerySet:
+    """Records of `queryset` read whole, as the record view shows them (a list's rows defer
+    the text and more): what review mode reads its next record with, so it is read once."""
+    return queryset.defer(None).select_related("best_artifact", "review", "review__reviewer", "run")
+
+
 def record_detail(record_id: int) -> Record:
-    return Record.objects.select_related("best_artifact", "review", "review__reviewer", "run").get(
-        pk=record_id
-    )
+    return for_detail(Record.objects.all()).get(pk=record_id)
 
 
 def record_matches(record: Record) -> list[Match]:

@@ -31,10 +31,11 @@ from poimen.derived_rule import (
     without_kind,
 )
 from poimen.models import Artifact, Match, Record, ThresholdChange
+from poimen.planning import without_jit
 from poimen.policies import Policies
 from poimen.redaction import redactions_from_stored
 from poimen.selectors.cache import cached, data_version, decision_version, kept_in_process
-from poimen.selectors.common import UNREVIEWED, VERDICTS, without_jit
+from poimen.selectors.common import UNREVIEWED, VERDICTS
 from poimen.selectors.kinds import kinds_known
 
 HISTOGRAM_BINS = 20

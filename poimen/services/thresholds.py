@@ -9,6 +9,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from poimen.derived_rule import derived_condition
 from poimen.models import Artifact, Event, KindPolicy, Match, Record, ThresholdChange
+from poimen.planning import without_jit
 from poimen.policies import Policies, report_floor
 from poimen.restatements import RESTATEMENT_KINDS
 from poimen.services.common import InputError, check_kind
@@ -92,12 +93,16 @@ def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -
         | Q(mixed_coverage__kinds__has_key=kind)
         | Q(metadata__restatement=kind)
     )
-    derived_now = set(
-        touched.filter(derived_condition(policies, kinds)).values_list("pk", flat=True)
-    )
-    # Decided again: every record derived before or now, as what exceeds moves the cut of a
-    # redaction too, not only the derived flag.
-    ids = sorted(set(touched.filter(derived=True).values_list("pk", flat=True)) | derived_now)
+    # The derived rule's SQL over every record the kind touches, planned without JIT as the
+    # threshold preview's table is (planning.without_jit: seconds of compiling at 10^6).
+    with without_jit():
+        derived_now = set(
+            touched.filter(derived_condition(policies, kinds)).values_list("pk", flat=True)
+        )
+        # Decided again: every record derived before or now, as what exceeds moves the cut of
+        # a redaction too, not only the derived flag.
+        derived_before = set(touched.filter(derived=True).values_list("pk", flat=True))
+    ids = sorted(derived_before | derived_now)
     counts = Counter()
     changed = records_redecide(
         ids,

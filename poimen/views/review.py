@@ -65,7 +65,10 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
         "claimed": claimed,
     }
     if shown is None:
-        found = selectors.next_unreviewed(listed, sort=filters.sort, cursor=after)
+        # Read whole (selectors.for_detail): the record view shows it without reading it again.
+        found = selectors.next_unreviewed(
+            selectors.for_detail(listed), sort=filters.sort, cursor=after
+        )
         if found is None:
             if refusal:  # nothing left on that page now: the refusal alone
                 return htmx_refusal(request, refusal, status=status)
@@ -76,8 +79,8 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
         following = f"{here}&after={cursor}"
     else:
         record, following = shown
-    detail = selectors.record_detail(record.pk)
-    context.update(record_context(request, detail, list_name, neighbours=False))
+        record = selectors.record_detail(record.pk)  # as it now stands, read whole
+    context.update(record_context(request, record, list_name, neighbours=False))
     context.update(review_mode=True, review_next=following)
     if refusal:
         context["page_url"] = page_url

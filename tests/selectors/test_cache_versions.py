@@ -1,12 +1,14 @@
-"""The cache versions are read once a GET request (selectors.cache): a write seen by the next
-request, never lost for good; outside requests and in a POST, read every time."""
+"""The cache versions and the kind policies are read once a GET request (request_memo): a
+write seen by the next request, never lost for good; outside requests and in a POST, read
+every time."""
 
-from poimen.models import Event
-from poimen.selectors import data_version
+from poimen.models import Event, KindPolicy
+from poimen.policies import Policies
 
 # The receivers of request_started and request_finished (sending the signals would also close
 # the test's database connection, as Django does between requests).
-from poimen.selectors.cache import _request_began, _request_ended
+from poimen.request_memo import _request_began, _request_ended
+from poimen.selectors import data_version
 
 
 def _event() -> None:
@@ -32,4 +34,27 @@ def test_a_post_and_no_request_read_it_every_time(db):
     during = data_version()
     _event()
     assert data_version() != during
+    _request_ended(None)
+
+
+def test_policies_are_read_once_a_get_request_and_again_under_a_lock(db):
+    _request_began(None, environ={"REQUEST_METHOD": "GET"})
+    assert Policies.load().thresholds == {}
+    KindPolicy.objects.create(kind="skill", threshold=0.7, min_shared=8)
+    assert Policies.load().thresholds == {}  # one GET, one read
+    assert Policies.load(lock=True).thresholds == {"skill": 0.7}  # a lock reads them anew
+    _request_ended(None)
+    _request_began(None, environ={"REQUEST_METHOD": "GET"})
+    assert Policies.load().thresholds == {"skill": 0.7}
+    _request_ended(None)
+
+
+def test_policies_in_a_post_and_no_request_are_read_every_time(db):
+    assert Policies.load().thresholds == {}
+    KindPolicy.objects.create(kind="skill", threshold=0.7, min_shared=8)
+    assert Policies.load().thresholds == {"skill": 0.7}
+    _request_began(None, environ={"REQUEST_METHOD": "POST"})
+    Policies.load()
+    KindPolicy.objects.filter(kind="skill").update(threshold=0.75)
+    assert Policies.load().thresholds == {"skill": 0.75}
     _request_ended(None)
