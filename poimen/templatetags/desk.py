@@ -1,12 +1,14 @@
 """Template helpers of the review desk. Record and artifact text is untrusted: every piece of it
-goes through conditional_escape, and the only markup added is our own, built with format_html."""
+goes through conditional_escape (or html.escape, what it runs, where a page holds a thousand),
+and the only markup added is our own, built with format_html."""
 
+import html
 from urllib.parse import urlencode
 
 from django import template
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
-from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
 from poimen.selectors import SNIPPET_CHARS, SNIPPET_LEAD
@@ -183,7 +185,9 @@ def href(viewname: str, *args, query: str = "", **params) -> str:
 def options(values) -> str:
     """An <option> for each of `values` (a datalist's completions), escaped: one join, where a
     template loop over the thousand artifact names of a desk cost a list page milliseconds."""
-    return format_html_join("", '<option value="{}">', ((value,) for value in values))
+    # html.escape is what django.utils.html.escape runs, without its lazy-string wrapper per
+    # value (a fifth of the time).
+    return mark_safe("".join([f'<option value="{html.escape(str(v))}">' for v in values]))
 
 
 @register.filter(expects_localtime=True)

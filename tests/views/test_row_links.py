@@ -34,3 +34,15 @@ def test_reason_keys_follow_the_reasons_order():
     keys = reason_keys()
     assert [key for _, _, key in keys] == [str(n) for n in range(1, len(keys) + 1)]
     assert keys[-1][0] == "other"
+
+
+def test_artifact_name_completions_are_every_name_escaped(logged_in, make_artifact):
+    """The filter's datalist holds each artifact name once, as text: a name is untrusted."""
+    make_artifact(name="release-notes")
+    make_artifact(name='a"><script>alert(1)</script>', text="A skill of its own words. " * 9)
+    page = logged_in.get(reverse("exclusions")).content.decode()
+    datalist = page.split('<datalist id="artifact-names">')[1].split("</datalist>")[0]
+    assert datalist == (
+        '<option value="a&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">'
+        '<option value="release-notes">'
+    )
