@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import timezone
 
-from filter import DEFAULT_PARAMS, renderings, sha256_hex, shingle_text
+from filter import DEFAULT_PARAMS, ArtifactRecord, renderings, sha256_hex, shingle_text
 from poimen.artifact_index import stale_artifacts
 from poimen.models import SHINGLE_DTYPE, Artifact, Match, Record
 from tests.factories import demo_skill
@@ -145,3 +145,20 @@ def test_an_artifact_no_version_can_match_stops_the_checks_and_says_how_to_fix(u
     health = client.get("/api/v1/health").json()
     assert health["status"] == "degraded"
     assert health["unusable_artifacts"] == ["skill/incident-review"]
+
+
+def test_a_norm_v1_manifest_line_without_text_is_imported_and_matched(tmp_path):
+    text = demo_skill("incident-review")
+    made = ArtifactRecord.from_text(kind="skill", name="incident-review", text=text)
+    manifest = tmp_path / "old-manifest.jsonl"
+    manifest.write_text(replace(made, params=NORM_V1).to_json_line(with_text=False) + "\n")
+    records = tmp_path / "records.jsonl"
+    records.write_text(json.dumps({"id": "quoted", "text": renderings.quote(text)}) + "\n")
+
+    run("import_artifacts", str(manifest))
+    _, err = run("ingest", str(records))
+
+    assert Artifact.objects.get().shingle_normaliser == "norm-v1"
+    assert stale_artifacts().readable == ["skill/incident-review"]
+    assert Record.objects.get().status == Record.Status.EXCLUDED
+    assert "skill/incident-review" in err
