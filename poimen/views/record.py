@@ -4,6 +4,7 @@ import json
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -193,6 +194,7 @@ def _bad_post(request, record: Record, refusal: str, *, on_screen: bool = True):
 
 
 @require_POST
+@transaction.atomic  # a failure after the write (rendering the answer) records nothing
 def record_review(request, record_id: int):
     require_review(request)
     record = get_object_or_404(Record, pk=record_id)
@@ -218,6 +220,7 @@ def record_review(request, record_id: int):
 
 
 @require_POST
+@transaction.atomic
 def record_undo(request, record_id: int):
     require_review(request)
     record = get_object_or_404(Record, pk=record_id)
@@ -234,6 +237,7 @@ def record_undo(request, record_id: int):
 
 
 @require_POST
+@transaction.atomic
 def record_note(request, record_id: int):
     """Add or change the note of the verdict in force, from a list row (the row again), the
     record view or the review mode, without judging again."""
