@@ -110,6 +110,11 @@ def _check_seen(record: Record, seen_review_id) -> None:
         raise ReviewConflict(record, record.review)
 
 
+class UndoRefused(InputError):
+    """An undo of a colleague's verdict (verdicts.undo_refusal): ordinary use (a page opened
+    before they judged, a key pressed on their row), told where it was asked."""
+
+
 class NoteRequired(InputError):
     """Reason "other" says nothing by itself: the note says why. Raised by every entry point
     (a verdict from a list row, the record view, the review mode, a note edited later), so
@@ -179,7 +184,7 @@ def review_undo(*, record: Record, actor, note: str = "", seen_review_id=UNCHECK
         _check_seen(record, seen_review_id)
         refusal = undo_refusal(record.review, actor)
         if refusal:
-            raise InputError(refusal)
+            raise UndoRefused(refusal)
         undone = record.review
         old_status = record.status
         undone.withdrawn_at = timezone.now()

@@ -170,9 +170,11 @@ def _refused(request, record: Record, error: ValidationError, *, on_screen: bool
     if not request.htmx:
         messages.error(request, refusal)
         return redirect(reverse("record", args=[record.pk]))
-    # A race lost, or a note the rule asks for, is ordinary use; anything else is a request
-    # the desk's own controls do not make.
-    ordinary = isinstance(error, services.ReviewConflict | services.NoteRequired)
+    # A race lost, a note the rule asks for, an undo of a colleague's verdict: ordinary use;
+    # anything else is a request the desk's own controls do not make.
+    ordinary = isinstance(
+        error, services.ReviewConflict | services.NoteRequired | services.UndoRefused
+    )
     status = 200 if ordinary else 400
     row = request.POST.get("row", "")
     if row in LISTS:

@@ -73,3 +73,19 @@ def test_a_redacted_record_with_a_long_provenance_keeps_to_the_screen(
     wide = page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= width + 1
     assert axe_violations(page) == []
+
+
+def test_u_on_a_list_row_with_a_colleagues_verdict_is_refused_in_that_row(
+    live_server, page, log_in, reviewer, otto, desk_data, browser_problems
+):
+    record = desk_data["verbatim"]
+    theirs = services.review_record(record=record, verdict="confirmed", actor=otto)
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(f"{live_server.url}/exclusions/?sort=overlap")
+    row = page.locator(f"#row-{record.pk}")
+    row.locator("td").first.click()
+    expect(row).to_have_class(re.compile("is-current"))
+    page.keyboard.press("u")
+    expect(row.get_by_role("alert")).to_contain_text("you can undo only your own verdicts")
+    expect(page.locator("#results [data-row]")).to_have_count(2)  # the list is still there
+    assert Record.objects.get(pk=record.pk).review_id == theirs.pk

@@ -48,6 +48,7 @@ def test_an_undo_of_a_colleagues_verdict_is_refused_wherever_it_is_posted(
         reverse("record_undo", args=[record.pk]), {**seen, "row": "exclusions"}, **HTMX
     )
     assert row["HX-Retarget"] == f"#row-{record.pk}" and "only your own" in row.content.decode()
+    assert row.status_code == 200  # ordinary use: the row offers the undo (lists' template)
     # From the record page under htmx, and from review mode.
     slot = logged_in.post(reverse("record_undo", args=[record.pk]), seen, **HTMX)
     assert slot["HX-Retarget"] == "#refusal" and "only your own" in slot.content.decode()
