@@ -89,3 +89,24 @@ def test_u_on_a_list_row_with_a_colleagues_verdict_is_refused_in_that_row(
     expect(row.get_by_role("alert")).to_contain_text("you can undo only your own verdicts")
     expect(page.locator("#results [data-row]")).to_have_count(2)  # the list is still there
     assert Record.objects.get(pk=record.pk).review_id == theirs.pk
+
+
+def test_u_in_review_mode_brings_the_mistake_back_without_a_page_load(
+    live_server, page, log_in, reviewer, desk_data, browser_problems
+):
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(f"{live_server.url}/review/?list=exclusions&sort=overlap")
+    progress = page.locator("[data-progress]")
+    expect(progress).to_contain_text("0 of 2 reviewed, 2 left")
+    mistaken = page.locator("h1").inner_text()
+    page.evaluate("window.loadedOnce = true")  # gone if a full page load happens
+    page.wait_for_timeout(100)
+    page.keyboard.press("f")
+    expect(progress).to_contain_text("0 of 1 reviewed, 1 left")  # released: off the list
+    page.keyboard.press("u")
+    expect(progress).to_contain_text("0 of 2 reviewed, 2 left")
+    expect(page.locator("h1")).to_have_text(mistaken)  # on screen again, to judge again
+    expect(page.locator("[data-pane='record']")).to_be_focused()
+    page.keyboard.press("c")
+    expect(progress).to_contain_text("1 of 2 reviewed, 1 left")
+    assert page.evaluate("window.loadedOnce") is True

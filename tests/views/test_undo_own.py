@@ -108,3 +108,42 @@ def test_u_walks_back_past_a_verdict_a_colleague_overrode(logged_in, desk_data, 
     assert page.context["last_verdict"].record_id == verbatim.pk
     html = page.content.decode()
     assert "Undo this verdict" not in html and "Undo that verdict" in html
+
+
+def test_an_undo_in_review_mode_brings_the_record_undone_back_without_a_page_load(
+    logged_in, desk_data, reviewer
+):
+    review_url = reverse("review") + "?list=exclusions&sort=overlap"
+    first = logged_in.get(review_url)
+    judged, following = first.context["record"], first.context["review_next"]
+    logged_in.post(
+        reverse("record_review", args=[judged.pk]),
+        {"verdict": "confirmed", "seen": 0, "mode": "review", "next": following},
+        **HTMX,
+    )
+    page = logged_in.get(following)
+    assert page.context["record"].pk != judged.pk
+    html = page.content.decode()
+    # u (your last verdict) posts by htmx and comes back to the record undone.
+    form = html[html.index(f'action="/records/{judged.pk}/undo/"') :]
+    form = form[: form.index("</form>")]
+    assert f'hx-post="/records/{judged.pk}/undo/"' in form and 'name="mode" value="review"' in form
+    undone_url = f"{page.context['review_url']}&undone={judged.pk}"
+    assert f'name="next" value="{undone_url.replace("&", "&amp;")}"' in form
+    response = logged_in.post(
+        reverse("record_undo", args=[judged.pk]),
+        {"seen": Record.objects.get(pk=judged.pk).review_id, "mode": "review", "next": undone_url},
+        **HTMX,
+    )
+    assert response.status_code == 204 and "undone=" in response["HX-Location"]
+    back = logged_in.get(undone_url)
+    assert back.context["record"].pk == judged.pk and back.context["review_mode"]
+    assert back.context["record"].review_id is None
+    # Past it, the list from the top: nothing is left behind the cursor.
+    assert back.context["review_next"] == page.context["review_url"]
+
+
+def test_undone_names_only_a_record_of_the_list_reviewed(logged_in, desk_data):
+    near = desk_data["near"]  # a near miss, not in the exclusions list
+    page = logged_in.get(reverse("review") + f"?list=exclusions&undone={near.pk}")
+    assert page.context["record"].pk != near.pk
