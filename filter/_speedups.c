@@ -596,10 +596,12 @@ first_not_below(const uint64_t *hashes, uint32_t lo, uint32_t hi, uint64_t hash)
  *     -> (uint32s, n)
  *
  * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays (postings: an
- * (artifact, position) pair of uint32 an entry): four uint32 arrays, one after another in
- * one bytearray: record positions, artifact numbers and artifact positions (n each), then the
- * record positions left out, those of the hashes with more than max_run entries. max_run < 0
- * leaves nothing out. */
+ * (artifact, position) pair of uint32 an entry): six uint32 arrays, one after another in one
+ * bytearray: record positions, artifact numbers and artifact positions (n each), then for the
+ * record shingles left out, those whose hash has more than max_run entries, their positions,
+ * their first entries and their entry counts (m each: the rest of the bytearray in three), so
+ * that their entries can be read later without probing the index again. max_run < 0 leaves
+ * nothing out. */
 static PyObject *
 lookup(PyObject *self, PyObject *args)
 {
@@ -614,7 +616,8 @@ lookup(PyObject *self, PyObject *args)
     Py_buffer views[5];
     int held = 0;
     PyObject *result = NULL;
-    Growable found = {0}, numbers = {0}, positions = {0}, left_out = {0};
+    Growable found = {0}, numbers = {0}, positions = {0}, left_out = {0}, left_first = {0},
+             left_count = {0};
     for (; held < 5; held++)
         if (array_view(objects[held], &views[held], sizes[held], names[held]) < 0)
             goto done;
@@ -673,7 +676,8 @@ lookup(PyObject *self, PyObject *args)
             if (first[p] == last[p])
                 continue;
             if (max_run >= 0 && (long long)(last[p] - first[p]) > max_run) {
-                if (u32s_push(&left_out, query) < 0)
+                if (u32s_push(&left_out, query) < 0 || u32s_push(&left_first, first[p]) < 0 ||
+                    u32s_push(&left_count, last[p] - first[p]) < 0)
                     goto done;
                 continue;
             }
@@ -684,12 +688,13 @@ lookup(PyObject *self, PyObject *args)
         }
     }
     /* one bytearray (one numpy array for the caller, sliced four ways) */
-    Py_ssize_t size = (3 * found.len + left_out.len) * sizeof(uint32_t);
+    Py_ssize_t size = 3 * (found.len + left_out.len) * sizeof(uint32_t);
     PyObject *arrays = PyByteArray_FromStringAndSize(NULL, size);
     if (arrays != NULL) {
         char *out = PyByteArray_AS_STRING(arrays);
-        const Growable *parts[4] = {&found, &numbers, &positions, &left_out};
-        for (int p = 0; p < 4; p++) {
+        const Growable *parts[6] = {&found, &numbers, &positions, &left_out, &left_first,
+                                    &left_count};
+        for (int p = 0; p < 6; p++) {
             memcpy(out, parts[p]->data, parts[p]->len * sizeof(uint32_t));
             out += parts[p]->len * sizeof(uint32_t);
         }
@@ -702,6 +707,8 @@ done:
     PyMem_Free(numbers.data);
     PyMem_Free(positions.data);
     PyMem_Free(left_out.data);
+    PyMem_Free(left_first.data);
+    PyMem_Free(left_count.data);
     return result;
 }
 

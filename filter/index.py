@@ -187,12 +187,13 @@ class ShingleIndex:
 
     def lookup_distinctive(
         self, shingles: np.ndarray, *, max_run: int | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, "LeftOut"]:
         """As lookup(), leaving out each record shingle the index holds more than `max_run`
         entries of (a stock phrase found in a great many artifacts): choosing candidates by
         their distinctive shingles first spares expanding thousands of boilerplate postings
-        for every record. The fourth array holds the record positions left out, so that a
-        record without any needs no second, complete lookup."""
+        for every record. The fourth value says which record positions were left out and
+        where their entries lie, so that a record without any needs no second lookup, and one
+        with some gets them back (LeftOut.put_back) without probing the index again."""
         if self._pending:
             self._merge_pending()
         compiled = speedups.compiled
@@ -208,7 +209,14 @@ class ShingleIndex:
                 -1 if max_run is None else max_run,
             )
             arrays = np.frombuffer(arrays, dtype=np.uint32)
-            return arrays[:n], arrays[n : 2 * n], arrays[2 * n : 3 * n], arrays[3 * n :]
+            m = (len(arrays) - 3 * n) // 3
+            left = arrays[3 * n :]
+            return (
+                arrays[:n],
+                arrays[n : 2 * n],
+                arrays[2 * n : 3 * n],
+                LeftOut(left[:m], left[m : 2 * m], left[2 * m :], self._postings),
+            )
         # The compiled lookup finds a hash's entries through the directory; this one by a
         # binary search of the sorted hashes, and the two must agree (tests/filter).
         bits = shingles & self._bitmap_mask
@@ -216,10 +224,15 @@ class ShingleIndex:
         wanted = shingles[maybe]
         starts = np.searchsorted(self._hashes, wanted, side="left")
         counts = np.searchsorted(self._hashes, wanted, side="right") - starts
-        left_out = _EMPTY_U32
+        left_out = LeftOut(_EMPTY_U32, _EMPTY_U32, _EMPTY_U32, self._postings)
         if max_run is not None:
             boilerplate = counts > max_run
-            left_out = maybe[boilerplate].astype(np.uint32)
+            left_out = LeftOut(
+                maybe[boilerplate].astype(np.uint32),
+                starts[boilerplate].astype(np.uint32),
+                counts[boilerplate].astype(np.uint32),
+                self._postings,
+            )
             counts[boilerplate] = 0
         hit = np.flatnonzero(counts)
         if not len(hit):
@@ -245,6 +258,41 @@ class ShingleIndex:
             + self._postings.nbytes
             + self._directory.nbytes
             + self._bitmap.nbytes
+        )
+
+
+class LeftOut:
+    """The record shingles a distinctive lookup left out: their positions in the shingles
+    looked up (ascending), and the first entry and number of entries of each one's hash in the
+    postings the lookup read (which an index never changes in place)."""
+
+    __slots__ = ("positions", "starts", "counts", "_postings")
+
+    def __init__(self, positions, starts, counts, postings):
+        self.positions, self.starts, self.counts = positions, starts, counts
+        self._postings = postings
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, part: slice) -> "LeftOut":
+        return LeftOut(self.positions[part], self.starts[part], self.counts[part], self._postings)
+
+    def put_back(self, anchors: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinctive `anchors` (record position, artifact number, artifact position) of
+        the same shingles with these left-out ones' entries added: what lookup() gives, in
+        its order (record positions ascending, each one's entries in the index's order)."""
+        if not len(self.positions):
+            return anchors
+        entries = expand_ranges(self.starts.astype(np.int64), self.counts.astype(np.int64))
+        positions = np.concatenate((anchors[0], np.repeat(self.positions, self.counts)))
+        # a record position is either distinctive or left out, never both: a stable sort by it
+        # interleaves the two and keeps each one's entries in order
+        order = np.argsort(positions, kind="stable")
+        return (
+            positions[order],
+            np.concatenate((anchors[1], self._postings[entries, 0]))[order],
+            np.concatenate((anchors[2], self._postings[entries, 1]))[order],
         )
 
 

@@ -199,11 +199,11 @@ class DerivedFilter:
         *distinctive, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
         anchors = None
         if len(left_out) >= self._fewest_min_shared:
-            anchors = distinctive = self._index.lookup(shingles)
+            anchors = distinctive = left_out.put_back(distinctive)
         for _, numbers in self._candidates(None, distinctive[1], [n_tokens]):
             # as in check_many, all the postings only for a record with candidates
             if anchors is None:
-                anchors = self._index.lookup(shingles) if len(left_out) else distinctive
+                anchors = left_out.put_back(distinctive)
             return self._verdict(anchors, numbers, n_tokens)
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
@@ -220,9 +220,19 @@ class DerivedFilter:
             shingles, max_run=self._max_run()
         )
         owner = np.searchsorted(firsts, query, side="right") - 1
-        left_over = np.bincount(
-            np.searchsorted(firsts, left_out, side="right") - 1, minlength=len(texts)
-        )
+        left_owner = np.searchsorted(firsts, left_out.positions, side="right") - 1
+        left_over = np.bincount(left_owner, minlength=len(texts))
+
+        def all_anchors(record):
+            """The record's anchors, boilerplate included, with its own record positions.
+            owner and left_owner are sorted (the lookup keeps the shingles' order)."""
+            lo, hi = np.searchsorted(owner, (record, record + 1))
+            anchors = (query[lo:hi], artifact_no[lo:hi], artifact_pos[lo:hi])
+            if left_over[record]:
+                lo, hi = np.searchsorted(left_owner, (record, record + 1))
+                anchors = left_out[lo:hi].put_back(anchors)
+            return (anchors[0] - firsts[record], *anchors[1:])
+
         # A record with enough boilerplate to make a match of it alone may be a copy of that
         # boilerplate: of a skill kept in many versions, of a section a whole collection of
         # pages shares. Its candidates are chosen from all its anchors.
@@ -230,15 +240,9 @@ class DerivedFilter:
         for record, numbers in self._candidates(
             owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens
         ):
-            if left_over[record]:
-                anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
-            else:
-                # owner is sorted (the lookup keeps the shingles' order)
-                lo, hi = np.searchsorted(owner, (record, record + 1))
-                anchors = (query[lo:hi] - firsts[record], artifact_no[lo:hi], artifact_pos[lo:hi])
-            verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
+            verdicts[record] = self._verdict(all_anchors(record), numbers, n_tokens[record])
         for record in np.flatnonzero(whole).tolist():
-            anchors = self._index.lookup(shingles[firsts[record] : firsts[record + 1]])
+            anchors = all_anchors(record)
             for _, numbers in self._candidates(None, anchors[1], [n_tokens[record]]):
                 verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts

@@ -58,3 +58,34 @@ def test_adding_to_a_merged_index_gives_the_arrays_one_build_of_everything_gives
         probe = np.concatenate([texts[3][:50], texts[-1][:50], pool[:20]])
         for mine, theirs in zip(grown.lookup(probe), whole.lookup(probe), strict=True):
             assert np.array_equal(mine, theirs)
+
+
+def test_left_out_shingles_put_back_are_what_a_whole_lookup_finds():
+    """A distinctive lookup leaves out the shingles of many entries and says where their
+    entries lie; put back, for the whole query or for one record's part of it, they give what
+    lookup() finds, in its order, without probing the index again."""
+    rng = np.random.default_rng(7)
+    boilerplate = rng.integers(0, 2**64 - 1, size=30, dtype=np.uint64, endpoint=True)
+    index, texts = ShingleIndex(), []
+    for number in range(60):
+        text = rng.integers(0, 2**64 - 1, size=120, dtype=np.uint64, endpoint=True)
+        if number % 2:
+            text = np.concatenate([text, boilerplate[: rng.integers(1, 30)], text[:5]])
+        index.add(number, text)
+        texts.append(text)
+    query = np.concatenate([texts[1], boilerplate[::-1], texts[2][:40], boilerplate[:3]])
+    cut = len(texts[1]) + 10  # two "records": query[:cut] and query[cut:]
+    for max_run in (0, 1, 3, 16, 40):
+        *anchors, left_out = index.lookup_distinctive(query, max_run=max_run)
+        assert all(
+            np.array_equal(a, b)
+            for a, b in zip(left_out.put_back(anchors), index.lookup(query), strict=True)
+        )
+        assert max_run == 40 or len(left_out)
+        for start, end in ((0, cut), (cut, len(query))):
+            lo, hi = np.searchsorted(anchors[0], (start, end))
+            mine_lo, mine_hi = np.searchsorted(left_out.positions, (start, end))
+            part = left_out[mine_lo:mine_hi].put_back([a[lo:hi] for a in anchors])
+            whole = index.lookup(query[start:end])
+            assert np.array_equal(part[0] - start, whole[0])
+            assert all(np.array_equal(a, b) for a, b in zip(part[1:], whole[1:], strict=True))
