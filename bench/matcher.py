@@ -439,6 +439,7 @@ def run_real(*, quick: bool, seed: int) -> dict:
     """The real-text workload (bench.realtext), each half of the records measured on its own."""
     say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     documents = realtext.load(say=say)
+    corpus_is = realtext.describe(documents, say=say)
     n_records = 400 if quick else 2_000
     repeats = 1 if quick else 3
     work = realtext.build_workload(
@@ -466,7 +467,13 @@ def run_real(*, quick: bool, seed: int) -> dict:
         half: [i for i, record in enumerate(work.records) if half_of(record) == half]
         for half in HALVES
     }
-    results: dict = {"sizes": sizes, "work": work, "halves": halves, "rows": {}}
+    results: dict = {
+        "sizes": sizes,
+        "work": work,
+        "halves": halves,
+        "rows": {},
+        "corpus_is": corpus_is,
+    }
     rows = results["rows"]
 
     def measure(label, half, flag, *, batched=False, size=None):
@@ -550,7 +557,8 @@ def print_real(results: dict, documents, seed: int) -> None:
     non_ascii_docs = sum(not d.text.isascii() for d in documents)
     print(
         f"\nMatcher benchmark, real text: {len(documents)} documents "
-        f"({non_ascii_docs} with non-ASCII text; bench.realtext), {len(work.artifacts)} of them "
+        f"({non_ascii_docs} with non-ASCII text; bench.realtext, {results['corpus_is']}), "
+        f"{len(work.artifacts)} of them "
         f"registered; {len(work.records):,} records, {work.record_bytes / 1e6:.2f} MB, "
         f"{sum(work.planted)} planted copies ({', '.join(PLANTED)}); seed {seed}"
     )

