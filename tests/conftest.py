@@ -23,6 +23,31 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+# What lets a test reach Django's database: pytest-django refuses every other test a
+# connection ("Database access not allowed"), so a test without one of these cannot touch it.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Mark `uses_db` each test that can touch the test database (a django_db mark or a
+    fixture that reaches one of DATABASE_FIXTURES, however indirectly). CI's second pass, on
+    SQLite, runs those alone (`-m 'uses_db and not e2e'`): what else there is does not depend
+    on the database, and the first pass has run it. A test whose subprocess picks up
+    DATABASE_URL from the environment goes through the `database` fixture, which needs a
+    django_db(transaction=True) mark."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("django_db") or fixtures & DATABASE_FIXTURES:
+            item.add_marker(pytest.mark.uses_db)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item):
     """A transactional test ends in a flush, which is a TRUNCATE of every table, and on
