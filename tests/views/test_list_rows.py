@@ -1,11 +1,14 @@
 """A list row is written in Python (templatetags/list_rows.py): every piece of text in it is
-escaped, and the row a verdict renders alone is the row the list shows."""
+escaped, and the row a verdict renders alone is the row the list shows. The filter widgets
+are written in Python too (forms.PlainWidgets), as Django's templates write them."""
 
 import re
 
 from django.contrib.auth.models import User
+from django.forms.renderers import DjangoTemplates
 from django.urls import reverse
 
+from poimen.forms import ListFilterForm, PlainWidgets, SavedFilterForm
 from poimen.services import review_record
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -56,3 +59,24 @@ def test_a_row_rendered_alone_is_the_row_of_the_list(logged_in, desk_data, revie
     token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
     assert token.sub("", alone).strip() == token.sub("", listed).strip()
     assert 'class="judge-cell"' in alone and "Undo <kbd>u</kbd>" in alone
+
+
+def test_the_filter_widgets_written_in_python_are_djangos(desk_data):
+    # Every widget of the list filters (and the name of saved filters) as PlainWidgets writes
+    # it and as Django's own templates do, with values that need escaping and a choice made.
+    data = {
+        "q": '<b>"quoted"</b> & more',
+        "kind": "skill",
+        "artifact": "release-notes",
+        "overlap_min": "0.5",
+        "verdict": "unreviewed",
+        "source": "a&b<c>",
+        "date_from": "2026-01-02",
+        "sort": "time",
+    }
+    for form in (ListFilterForm(data), SavedFilterForm({"name": "<i>mine</i>"})):
+        assert isinstance(form.renderer, PlainWidgets)
+        templated = type(form)(form.data)
+        templated.renderer = DjangoTemplates()
+        for name in form.fields:
+            assert str(form[name]) == str(templated[name]), name
