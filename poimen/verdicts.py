@@ -52,3 +52,41 @@ def verdicts_offered(record: Record) -> list[Verdict]:
     if record.status in (Record.Status.EXCLUDED, Record.Status.REDACTED):
         return [v for v in (Verdict.CONFIRMED, Verdict.FALSE_POSITIVE) if v in fitting]
     return [v for v in fitting if v != Verdict.FALSE_POSITIVE]
+
+
+def _reviewer_name(review: Review) -> str:
+    return review.reviewer.get_username() if review.reviewer_id else "a former reviewer"
+
+
+def undo_refusal(review: Review | None, user) -> str:
+    """Why `user` may not undo `review`, the verdict in force on its record; empty when they
+    may. One undoes one's own verdicts only, as many levels back as there are: a colleague's
+    verdict is never withdrawn silently, it is changed by giving a new verdict, which the
+    audit log records as overriding theirs (reviews.review_record)."""
+    if review is None:
+        return "this record has no review to undo"
+    if review.reviewer_id is None or review.reviewer_id != user.pk:
+        return (
+            f"record #{review.record_id}: the verdict in force is {_reviewer_name(review)}'s "
+            f"({review.get_verdict_display()}); you can undo only your own verdicts. To change "
+            "it, give a new verdict: it is recorded as overriding theirs."
+        )
+    return ""
+
+
+def undoable_by(review: Review | None, user) -> bool:
+    """Whether the desk offers `user` an undo of `review` (the rule of undo_refusal)."""
+    return review is not None and not undo_refusal(review, user)
+
+
+def overridden(review: Review | None, user) -> dict | None:
+    """What a new verdict by `user` overrides, for its event: a colleague's verdict in force
+    (who gave it, when, what it was), or None when there is none or it is `user`'s own."""
+    if review is None or (review.reviewer_id is not None and review.reviewer_id == user.pk):
+        return None
+    return {
+        "review": review.pk,
+        "verdict": review.verdict,
+        "reviewer": _reviewer_name(review),
+        "at": review.created_at.isoformat(timespec="seconds"),
+    }

@@ -30,6 +30,8 @@ def _described(value) -> str:
     if isinstance(value, dict):
         if {"old", "new"} <= value.keys():
             return f"{value.get('kind', '')} {value['old']} → {value['new']}".strip()
+        if {"reviewer", "verdict", "at"} <= value.keys():  # a colleague's verdict overridden
+            return f"{value['reviewer']}'s {value['verdict']} of {value['at']}"
         return ", ".join(f"{k} {_described(v)}" for k, v in value.items())
     return str(value)
 
@@ -103,6 +105,7 @@ class Event(models.Model):
         ("from", "from"),
         ("to", "to"),
         ("verdict", "verdict"),
+        ("overrides", "overriding"),
         ("overlap", "overlap"),
         ("best_overlap", "overlap"),
         ("threshold", "threshold"),

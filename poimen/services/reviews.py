@@ -6,7 +6,7 @@ from django.utils import timezone
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
 from poimen.services.second_review import second_review_route
-from poimen.verdicts import verdict_misfit
+from poimen.verdicts import overridden, undo_refusal, verdict_misfit
 
 REVIEW_EVENTS = {
     Review.Verdict.CONFIRMED: Event.Type.REVIEW_CONFIRMED,
@@ -29,6 +29,7 @@ def _review_snapshot(record: Record, old_status: str) -> dict:
 
 
 def _review_apply(record: Record, verdict, actor, note: str, reason: str = "") -> Review:
+    overrides = overridden(record.review, actor)  # a colleague's verdict in force, if any
     review = Review.objects.create(
         record=record, verdict=verdict, note=note, reviewer=actor, reason=reason
     )
@@ -39,6 +40,8 @@ def _review_apply(record: Record, verdict, actor, note: str, reason: str = "") -
     event = _review_event(record, old_status, verdict, actor, note)
     if reason:
         event.data["reason"] = Review.Reason(reason).label
+    if overrides:
+        event.data["overrides"] = overrides
     event.save()
     return review
 
@@ -107,6 +110,11 @@ def _check_seen(record: Record, seen_review_id) -> None:
         raise ReviewConflict(record, record.review)
 
 
+class UndoRefused(InputError):
+    """An undo of a colleague's verdict (verdicts.undo_refusal): ordinary use (a page opened
+    before they judged, a key pressed on their row), told where it was asked."""
+
+
 class NoteRequired(InputError):
     """Reason "other" says nothing by itself: the note says why. Raised by every entry point
     (a verdict from a list row, the record view, the review mode, a note edited later), so
@@ -164,14 +172,19 @@ def review_record(
 
 
 def review_undo(*, record: Record, actor, note: str = "", seen_review_id=UNCHECKED) -> Record:
-    """Withdraw the verdict in force: the verdict it replaced holds again, or the filter's
-    decision if there was none (a new event; the withdrawn review is kept, marked withdrawn).
-    With `seen_review_id`, only that verdict is withdrawn (not one given since)."""
+    """Withdraw `actor`'s own verdict in force: the verdict it replaced holds again, or the
+    filter's decision if there was none (a new event; the withdrawn review is kept, marked
+    withdrawn). A colleague's verdict is not withdrawn (verdicts.undo_refusal): a new verdict
+    overrides it, on the record. With `seen_review_id`, only that verdict is withdrawn (not
+    one given since)."""
     with transaction.atomic():
         record = _locked(record.pk)
         if record.review_id is None:
-            raise InputError("this record has no review to undo")
+            raise InputError(undo_refusal(None, actor))
         _check_seen(record, seen_review_id)
+        refusal = undo_refusal(record.review, actor)
+        if refusal:
+            raise UndoRefused(refusal)
         undone = record.review
         old_status = record.status
         undone.withdrawn_at = timezone.now()

@@ -18,3 +18,11 @@ def note_needed(review) -> bool:
     """Whether `review` may not lose its note (the review service's rule, asked here so that
     its note field is marked required)."""
     return services.note_required(review.reason, "")
+
+
+@register.filter
+def undoable_by(review, user) -> bool:
+    """Whether `user` is offered an undo of `review`, the verdict in force (one's own only:
+    verdicts.undo_refusal, which the review service enforces):
+    `{% if review|undoable_by:user %}`."""
+    return verdicts.undoable_by(review, user)

@@ -4,6 +4,7 @@ import json
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -169,9 +170,11 @@ def _refused(request, record: Record, error: ValidationError, *, on_screen: bool
     if not request.htmx:
         messages.error(request, refusal)
         return redirect(reverse("record", args=[record.pk]))
-    # A race lost, or a note the rule asks for, is ordinary use; anything else is a request
-    # the desk's own controls do not make.
-    ordinary = isinstance(error, services.ReviewConflict | services.NoteRequired)
+    # A race lost, a note the rule asks for, an undo of a colleague's verdict: ordinary use;
+    # anything else is a request the desk's own controls do not make.
+    ordinary = isinstance(
+        error, services.ReviewConflict | services.NoteRequired | services.UndoRefused
+    )
     status = 200 if ordinary else 400
     row = request.POST.get("row", "")
     if row in LISTS:
@@ -193,6 +196,7 @@ def _bad_post(request, record: Record, refusal: str, *, on_screen: bool = True):
 
 
 @require_POST
+@transaction.atomic  # a failure after the write (rendering the answer) records nothing
 def record_review(request, record_id: int):
     require_review(request)
     record = get_object_or_404(Record, pk=record_id)
@@ -218,6 +222,7 @@ def record_review(request, record_id: int):
 
 
 @require_POST
+@transaction.atomic
 def record_undo(request, record_id: int):
     require_review(request)
     record = get_object_or_404(Record, pk=record_id)
@@ -234,6 +239,7 @@ def record_undo(request, record_id: int):
 
 
 @require_POST
+@transaction.atomic
 def record_note(request, record_id: int):
     """Add or change the note of the verdict in force, from a list row (the row again), the
     record view or the review mode, without judging again."""

@@ -42,6 +42,20 @@ def review_refused(request, refusal: str, *, status: int, record: Record | None 
     return _review_page(asked, shown=shown, refusal=refusal, status=status, page_url=page_url)
 
 
+# After an undo in review mode the record whose verdict was withdrawn comes back on screen, to
+# be judged again (the undo form's `next`, record.html); past it, the list from the top, so
+# that no record is left behind the cursor unseen (one skipped with j shows again too).
+UNDONE = "undone"
+
+
+def _undone_shown(request, listed, here: str):
+    """The record named by `undone` with the URL that goes on past it, if it is in the list
+    reviewed (`listed`); else None, and review mode serves the next unreviewed as usual."""
+    value = request.GET.get(UNDONE, "")
+    record = listed.filter(pk=int(value)).first() if value.isdigit() else None
+    return (record, here) if record is not None else None
+
+
 def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, page_url: str = ""):
     """The next unreviewed record of the list in the query string; or `shown`, a record and
     the URL that goes on past it; with `refusal` and the `page_url` it stands for, rendered
@@ -64,6 +78,8 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
         "skipped": bool(after),
         "claimed": claimed,
     }
+    if shown is None:
+        shown = _undone_shown(request, listed, here)
     if shown is None:
         # Read whole (selectors.for_detail): the record view shows it without reading it again.
         found = selectors.next_unreviewed(

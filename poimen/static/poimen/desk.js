@@ -360,6 +360,49 @@
     }
   });
 
+  // What failed where the server could not say why (a 5xx, an error page of a proxy, no
+  // answer at all): htmx swaps nothing and says nothing, and the reviewer would take the
+  // verdict for given. The words are base.html's (#htmx-failures, each one _refusal.html);
+  // here only which one fits is chosen, and shown in the page's refusal slot.
+  function showFailure(event, reached) {
+    var detail = event.detail || {};
+    var xhr = detail.xhr;
+    var verb = ((detail.requestConfig && detail.requestConfig.verb) || "get").toLowerCase();
+    var name = (verb === "get" ? "load" : "change") + (reached ? "-failed" : "-unreachable");
+    var failures = document.getElementById("htmx-failures");
+    var slot = document.getElementById("refusal");
+    var chosen = failures && failures.content.querySelector("[data-failure='" + name + "'] [data-refusal]");
+    if (!chosen || !slot) {
+      return;
+    }
+    var alert = chosen.cloneNode(true);
+    alert.textContent = alert.textContent.replace("{status}", xhr ? String(xhr.status) : "");
+    slot.replaceChildren(alert);
+    // Nothing shows as done that was not: a row whose verdict failed is selected again (the
+    // selection had moved on), u has no "last judged" row to undo, and a filter set that
+    // failed to load may be asked again (its query is not the one shown).
+    var elt = detail.elt;
+    var row = elt && elt.closest && elt.closest("[data-row]");
+    if (row && document.body.contains(row)) {
+      select(row);
+    }
+    lastJudgedRow = null;
+    var filters = elt && elt.closest && elt.closest("form.filters");
+    if (filters) {
+      filters.removeAttribute("data-last-query");
+    }
+  }
+
+  document.addEventListener("htmx:responseError", function (event) {
+    showFailure(event, true);
+  });
+  document.addEventListener("htmx:sendError", function (event) {
+    showFailure(event, false);
+  });
+  document.addEventListener("htmx:timeout", function (event) {
+    showFailure(event, false);
+  });
+
   // A refusal in the page's slot is about what was asked last: the next request clears it.
   document.addEventListener("htmx:beforeRequest", function () {
     var slot = document.getElementById("refusal");
