@@ -105,11 +105,20 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         snippet_from = Value(1)
     # One character more than is shown, so the template knows the text goes on (and says so).
     snippet = Substr("text", snippet_from, SNIPPET_CHARS + 1)
-    queryset = queryset.select_related("best_artifact", "review", "review__reviewer", "run")
+    # A row shows neither its run nor the record's cut text: the run's JSON columns and the
+    # cuts, decoded for fifty rows a page, cost more than the rest of the row.
+    queryset = queryset.select_related("best_artifact", "review", "review__reviewer")
     queryset = queryset.defer(
-        "text", "metadata", "coverage", "mixed_coverage", "best_artifact__text"
+        "text",
+        "metadata",
+        "coverage",
+        "mixed_coverage",
+        "evidence_text",
+        "cut_spans",
+        "identity",
+        "best_artifact__text",
+        "best_artifact__shingles",
     )
-    queryset = queryset.defer("best_artifact__shingles")
     return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
 
 

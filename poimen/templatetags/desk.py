@@ -195,9 +195,11 @@ def when(value, fmt: str = "Y-m-d H:i"):
     """A date and time that never wraps inside itself ("2026-12-⏎01"), machine-readable too."""
     if not value:
         return ""
-    return format_html(
-        '<time class="when" datetime="{}">{}</time>', value.isoformat(), date_format(value, fmt)
-    )
+    if fmt == "Y-m-d H:i":  # a list shows fifty: Django's date format costs 0.1 ms apiece
+        shown = f"{value.year:04d}-{value.month:02d}-{value.day:02d} {value:%H:%M}"
+    else:
+        shown = date_format(value, fmt)
+    return format_html('<time class="when" datetime="{}">{}</time>', value.isoformat(), shown)
 
 
 @register.filter

@@ -1,0 +1,82 @@
+"""A list row is written in Python (templatetags/list_rows.py): every piece of text in it is
+escaped, and the row a verdict renders alone is the row the list shows. The filter widgets
+are written in Python too (forms.PlainWidgets), as Django's templates write them."""
+
+import re
+
+from django.contrib.auth.models import User
+from django.forms.renderers import DjangoTemplates
+from django.urls import reverse
+
+from poimen.forms import ListFilterForm, PlainWidgets, SavedFilterForm
+from poimen.services import review_record
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+MARKUP = "<script>alert('row')</script>"
+ESCAPED = "&lt;script&gt;alert(&#x27;row&#x27;)&lt;/script&gt;"
+
+
+def row_of(html: str, record) -> str:
+    found = re.search(rf'<tr data-row id="row-{record.pk}">.*?</tr>', html, re.S)
+    assert found, f"no row of #{record.pk}"
+    return found.group(0)
+
+
+def test_every_text_of_a_row_is_escaped(logged_in, desk_data, make_record, reviewer):
+    artifact = desk_data["verbatim"].best_artifact
+    artifact.name = f"name {MARKUP}"
+    artifact.save(update_fields=["name"])
+    record = make_record(
+        text=f"text {MARKUP}",
+        source=f"source {MARKUP}",
+        role=f"role {MARKUP}",
+        status="excluded",
+        derived=True,
+        best_overlap=0.97,
+        best_artifact=artifact,
+    )
+    judge = User.objects.create_user(f"judge {MARKUP}")
+    judge.groups.add(*reviewer.groups.all())
+    review_record(
+        record=record, verdict="false_positive", reason="other", note=f"note {MARKUP}", actor=judge
+    )
+    html = logged_in.get(reverse("exclusions") + "?verdict=false_positive").content.decode()
+    row = row_of(html, record)
+    assert "<script>" not in row
+    # text, source, role, artifact name, reviewer, the note shown and the note field
+    assert row.count(ESCAPED) == 7, row
+
+
+def test_a_row_rendered_alone_is_the_row_of_the_list(logged_in, desk_data, reviewer):
+    record = desk_data["verbatim"]
+    response = logged_in.post(
+        reverse("record_review", args=[record.pk]),
+        {"verdict": "confirmed", "row": "exclusions", "seen": 0, "next": reverse("exclusions")},
+        **HTMX,
+    )
+    alone = response.content.decode()
+    listed = row_of(logged_in.get(reverse("exclusions")).content.decode(), record)
+    token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
+    assert token.sub("", alone).strip() == token.sub("", listed).strip()
+    assert 'class="judge-cell"' in alone and "Undo <kbd>u</kbd>" in alone
+
+
+def test_the_filter_widgets_written_in_python_are_djangos(desk_data):
+    # Every widget of the list filters (and the name of saved filters) as PlainWidgets writes
+    # it and as Django's own templates do, with values that need escaping and a choice made.
+    data = {
+        "q": '<b>"quoted"</b> & more',
+        "kind": "skill",
+        "artifact": "release-notes",
+        "overlap_min": "0.5",
+        "verdict": "unreviewed",
+        "source": "a&b<c>",
+        "date_from": "2026-01-02",
+        "sort": "time",
+    }
+    for form in (ListFilterForm(data), SavedFilterForm({"name": "<i>mine</i>"})):
+        assert isinstance(form.renderer, PlainWidgets)
+        templated = type(form)(form.data)
+        templated.renderer = DjangoTemplates()
+        for name in form.fields:
+            assert str(form[name]) == str(templated[name]), name
