@@ -20,6 +20,7 @@ from django.utils.text import Truncator
 from django.utils.timezone import template_localtime
 
 from poimen.templatetags.desk import overlap_in_kind, search_hit, verdict_label, when
+from poimen.verdicts import undoable_by
 
 register = template.Library()
 
@@ -55,6 +56,7 @@ class _Shared:
     list_name: str
     back_to_list: str
     use_tz: bool
+    user: object  # the reader: a row offers undo of their own verdict only (poimen.verdicts)
 
 
 def _shared(context) -> _Shared:
@@ -80,6 +82,7 @@ def _shared(context) -> _Shared:
             list_name=context.get("list_name") or "",
             back_to_list=context.get("back_to_list") or "",
             use_tz=context.use_tz,
+            user=context.get("user"),
         )
         cache[_Shared] = shared
     return shared
@@ -189,10 +192,13 @@ def _judge_cell(context, shared: _Shared, row, links, review) -> str:
             if note_error
             else ""
         )
+        if undoable_by(review, shared.user):
+            out.append(
+                f'<form method="post" action="{undo_url}" hx-post="{undo_url}">\n{fields}\n'
+                '<button type="submit" class="link" data-shortcut="u" title="Undo this verdict">'
+                "Undo <kbd>u</kbd></button>\n</form>\n"
+            )
         out.append(
-            f'<form method="post" action="{undo_url}" hx-post="{undo_url}">\n{fields}\n'
-            '<button type="submit" class="link" data-shortcut="u" title="Undo this verdict">'
-            "Undo <kbd>u</kbd></button>\n</form>\n"
             f'<details class="row-note"{" open" if note_error else ""}><summary class="small" '
             f'data-shortcut="e">{"Edit note" if review.note else "Add a note"} <kbd>e</kbd>'
             "</summary>\n"

@@ -33,6 +33,20 @@ def test_the_record_page_offers_no_undo_of_a_colleagues_verdict(logged_in, desk_
     assert in_force(record) == theirs
 
 
+def test_a_list_row_offers_undo_of_ones_own_verdict_only(logged_in, desk_data, otto, reviewer):
+    theirs_record, mine_record = desk_data["verbatim"], desk_data["script"]
+    review_record(record=theirs_record, verdict="confirmed", actor=otto)
+    review_record(record=mine_record, verdict="confirmed", actor=reviewer)
+    html = logged_in.get(reverse("exclusions")).content.decode()
+
+    def row(record):
+        start = html.index(f'id="row-{record.pk}"')
+        return html[start : html.index("</tr>", start)]
+
+    assert f'action="/records/{mine_record.pk}/undo/"' in row(mine_record)
+    assert "/undo/" not in row(theirs_record) and "otto" in row(theirs_record)
+
+
 def test_an_undo_of_a_colleagues_verdict_is_refused_wherever_it_is_posted(
     logged_in, desk_data, otto
 ):
