@@ -70,7 +70,11 @@ def main() -> None:
         event = json.loads(sys.stdin.read() or "{}")
         handle(event)
     except _OutOfTime:
-        log.error("gave up after %ss (POIMEN_HOOK_TIMEOUT); what was sent is kept", timeout)
+        log.error(
+            "gave up after %ss (POIMEN_HOOK_TIMEOUT): what was not answered is sent at the next "
+            "event",
+            timeout,
+        )
     except Exception:  # the agent must go on, whatever went wrong here
         log.exception("hook failed")
     finally:
@@ -157,8 +161,18 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
     transcript = Path(event["transcript_path"]).expanduser()
     session = str(event.get("session_id") or transcript.stem)
     state = _state_file(state_dir, session, transcript)
+    health = client.health()
+    if not health.up:
+        # Nothing is marked sent: the next event sends it all, the server keeping each once.
+        log.warning(
+            "%s %s: poimen is not up (%s); nothing sent, the next event sends it",
+            event.get("hook_event_name"),
+            transcript,
+            health.database,
+        )
+        return
     sent, sent_by_source_and_id = _read_sent(state)
-    limits = client.health().limits
+    limits = health.limits
     records, keys, problems = [], [], 0
     for item in read_file(
         transcript, max_record_bytes=limits["bytes"], max_document_bytes=limits["bytes"]
