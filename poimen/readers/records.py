@@ -21,6 +21,9 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
     if record_id is None or isinstance(record_id, bool) or not isinstance(record_id, str | int):
         yield ctx.problem('a records line needs an "id" (a string or an integer)')
         return
+    if isinstance(record_id, str) and not record_id.strip():
+        yield ctx.problem('"id" is empty: a record is stored once by its id, so it needs one')
+        return
     if "text" not in obj:
         yield ctx.problem('line without "text"')
         return
@@ -48,7 +51,11 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         return
     # A records line is poimen's own format: its metadata is its provenance, kept as given.
     metadata = obj.get("metadata")
-    if isinstance(metadata, dict | list) and metadata:
+    if metadata is not None and not isinstance(metadata, dict):
+        # Dropped, it would lose the provenance the line meant to keep.
+        yield ctx.problem(f'"metadata" is {type(metadata).__name__}, not an object')
+        return
+    if metadata:
         ctx.suspect = True  # nested as deep as the line likes: `unstorable` walks it
     yield Candidate(
         source=source if isinstance(source, str) and source else ctx.default_source or RECORDS,
@@ -58,7 +65,7 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         session=as_str(obj.get("session")),
         role=as_str(obj.get("role")),
         text=text,
-        metadata=metadata if isinstance(metadata, dict) else {},
+        metadata=metadata or {},
         identity=identity or "",
     )
 
