@@ -5,6 +5,7 @@ import logging
 
 from django.conf import settings
 from django.db import DatabaseError
+from django.http import Http404
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -50,6 +51,12 @@ def install(api: NinjaAPI) -> None:
         elif error.__cause__ is not None and error.status_code == 400:
             detail = f"the body is not JSON: {error.__cause__}"
         return api.create_response(request, {"detail": detail}, status=error.status_code)
+
+    @api.exception_handler(Http404)
+    def not_found(request, error):
+        # What was not found, as the endpoint says it (django-ninja's own says "Not Found").
+        detail = str(error) or "Not Found"
+        return api.create_response(request, {"detail": detail}, status=404)
 
     @api.exception_handler(ValidationError)
     def invalid(request, error):

@@ -35,6 +35,8 @@ class StoredRecordOut(Schema):
 )
 def stored_record(request, source: str, external_id: str):
     require_permission(request, "poimen.check_records")
+    if "\x00" in source or "\x00" in external_id:  # never stored, and PostgreSQL refuses it
+        raise Http404(f"no record {external_id!r} from source {source!r}")
     try:
         record = selectors.api_record(source, external_id)
     except Record.DoesNotExist:

@@ -4,6 +4,8 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.http import JsonResponse
+from django.urls import re_path
 from ninja import NinjaAPI
 
 from poimen.api import artifacts, check, errors, health, records
@@ -61,4 +63,14 @@ for pattern in urlpatterns:
     # The desk's login wall is for people; the API asks for a bearer token instead, and its
     # schema and docs page are public.
     login_not_required(pattern.callback)
+
+
+@login_not_required
+def no_such_endpoint(request, rest: str):
+    """Every error of the API is JSON, an address it does not have too (not the desk's page)."""
+    detail = f"no endpoint {request.method} {request.path}: the endpoints are in /api/v1/docs"
+    return JsonResponse({"detail": detail}, status=404)
+
+
+urlpatterns = [*urlpatterns, re_path(r"^(?P<rest>.*)$", no_such_endpoint)]
 api_urls = (urlpatterns, app_name, namespace)
