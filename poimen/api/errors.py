@@ -29,6 +29,37 @@ def too_large(what: str) -> HttpError:
     )
 
 
+# What each error status of the API means, for its OpenAPI schema (the docs page): every one
+# is {"detail": "..."}, answered by the handlers below.
+ERROR_MEANINGS = {
+    400: "malformed JSON, or a field the request cannot have (named: `records: ...`)",
+    401: "no token, an unknown or a revoked one, or an inactive user's",
+    403: "the token's user lacks the permission the endpoint needs (named)",
+    404: "nothing is stored under that id (named)",
+    413: "over the limits of one request (GET /api/v1/health says them)",
+    503: "the database or the artifact index cannot be used; send again later",
+}
+_DETAIL = {
+    "type": "object",
+    "properties": {"detail": {"type": "string", "description": "what is wrong, what to do"}},
+    "required": ["detail"],
+}
+
+
+def error_responses(*statuses: int) -> dict:
+    """`openapi_extra` for an endpoint that answers `statuses` as errors: documented only, the
+    answer itself is the handlers' (so a paged or streamed endpoint keeps its own response)."""
+    return {
+        "responses": {
+            status: {
+                "description": ERROR_MEANINGS[status],
+                "content": {"application/json": {"schema": _DETAIL}},
+            }
+            for status in statuses
+        }
+    }
+
+
 def _problem(location: tuple, message: str) -> str:
     where = ".".join(str(part) for part in location if part not in ("body", "payload"))
     return f"{where}: {message}" if where else message

@@ -8,6 +8,7 @@ from ninja import Router, Schema
 from poimen import selectors
 from poimen.api.auth import require_permission
 from poimen.api.check import MatchOut, Status
+from poimen.api.errors import error_responses
 from poimen.models import Record
 from poimen.services.common import status_in_force
 
@@ -31,6 +32,7 @@ class StoredRecordOut(Schema):
 @router.get(
     "/records/{source}/{path:external_id}",
     response=StoredRecordOut,
+    openapi_extra=error_responses(401, 403, 404, 503),
     summary="The stored decision of one record (a reviewer's verdict first)",
 )
 def stored_record(request, source: str, external_id: str):
