@@ -59,7 +59,7 @@ def main() -> None:
         _setup_log()
     except OSError:
         pass  # no log file: the hook still must not fail the agent
-    timeout = float(os.environ.get("POIMEN_HOOK_TIMEOUT") or 20)
+    timeout = _seconds("POIMEN_HOOK_TIMEOUT", 20)
 
     def out_of_time(signum, frame):
         raise _OutOfTime
@@ -82,12 +82,30 @@ def main() -> None:
     sys.exit(0)
 
 
+def _seconds(variable: str, default: float) -> float:
+    """A positive number of seconds from the environment; else `default`, said in the log
+    (0 would turn the alarm off: the hook could then hang the agent)."""
+    value = os.environ.get(variable)
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        log.warning(
+            "%s=%r is not a positive number of seconds: %ss instead", variable, value, default
+        )
+        return default
+    return seconds
+
+
 def handle(event: dict) -> None:
     url, token = os.environ.get("POIMEN_URL"), os.environ.get("POIMEN_TOKEN")
     if not url or not token:
         log.error("POIMEN_URL and POIMEN_TOKEN must be set; nothing sent")
         return
-    timeout = float(os.environ.get("POIMEN_HOOK_REQUEST_TIMEOUT") or 10)
+    timeout = _seconds("POIMEN_HOOK_REQUEST_TIMEOUT", 10)
     client = Client(url, token, timeout=timeout, on_error="allow")
     name = event.get("hook_event_name")
     if name in TRANSCRIPT_EVENTS and event.get("transcript_path"):
