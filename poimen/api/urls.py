@@ -48,7 +48,16 @@ def _body_within_the_api_limit(view):
             # What request.body answers from here: Django's own place for the body once read
             # (it would otherwise check it against the desk's limit).
             request._body = body
-        return view(request, *args, **kwargs)
+        response = view(request, *args, **kwargs)
+        if response.status_code == 405 and not response.get("Content-Type", "").startswith(
+            "application/json"
+        ):  # django-ninja's own answer is plain text: every error of the API is JSON
+            allowed = response.get("Allow", "")
+            detail = f"{request.method} is not allowed on {request.path}; use {allowed}"
+            json_response = JsonResponse({"detail": detail}, status=405)
+            json_response["Allow"] = allowed
+            return json_response
+        return response
 
     return within
 

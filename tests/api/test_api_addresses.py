@@ -32,3 +32,13 @@ def test_a_404_names_what_was_not_found(api):
         "detail": "no record 'r-9' from source 'laptop'"
     }
     assert api.get("/api/v1/artifacts/999999").json() == {"detail": "no artifact 999999"}
+
+
+@pytest.mark.parametrize(
+    "method, path, allowed",
+    [("get", "/api/v1/check", "POST"), ("delete", "/api/v1/artifacts", "POST, GET")],
+)
+def test_a_method_an_endpoint_does_not_take_is_a_json_405(client, db, method, path, allowed):
+    answer = getattr(client, method)(path)
+    assert answer.status_code == 405 and answer["Allow"] == allowed
+    assert answer.json() == {"detail": f"{method.upper()} is not allowed on {path}; use {allowed}"}
