@@ -52,7 +52,8 @@ def _body_within_the_api_limit(view):
         if response.status_code == 405 and not response.get("Content-Type", "").startswith(
             "application/json"
         ):  # django-ninja's own answer is plain text: every error of the API is JSON
-            allowed = response.get("Allow", "")
+            # sorted: django-ninja lists them in no fixed order
+            allowed = ", ".join(sorted(m.strip() for m in response.get("Allow", "").split(",")))
             detail = f"{request.method} is not allowed on {request.path}; use {allowed}"
             json_response = JsonResponse({"detail": detail}, status=405)
             json_response["Allow"] = allowed
