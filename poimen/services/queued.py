@@ -105,6 +105,7 @@ class _Batches:
 
     def _publish(self, number: int) -> None:
         from kombu.exceptions import OperationalError as BrokerError
+        from kombu.utils.url import maybe_sanitize_url
 
         payload, args, _ = self.pending[number]
         try:
@@ -118,7 +119,8 @@ class _Batches:
             )
         except (BrokerError, *_redis_errors()) as error:
             raise QueueUnavailable(
-                f"the queue's broker {settings.CELERY_BROKER_URL} cannot be reached ({error}); "
+                f"the queue's broker {maybe_sanitize_url(settings.CELERY_BROKER_URL)} cannot "
+                f"be reached ({error}); "
                 f"batches 1 to {self.number - 1} of {self.job} were sent, run it again to "
                 "send the rest (what was written is kept)"
             ) from None

@@ -52,3 +52,21 @@ def test_a_worker_that_took_a_batch_silences_the_warning(monkeypatch):
     with pytest.raises(_Stop):
         list(batches.done(below=1))
     assert told == []
+
+
+@pytest.mark.django_db
+def test_a_broker_that_cannot_be_reached_is_named_without_its_password(monkeypatch, settings):
+    from kombu.exceptions import OperationalError
+
+    settings.CELERY_BROKER_URL = "redis://:s3cret@queue.internal:6379/0"
+    batches = queued._Batches("ingest-test", queued.INGEST_TASK)
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("Connection refused")
+
+    monkeypatch.setattr(batches.app, "send_task", refuse)
+    with pytest.raises(queued.QueueUnavailable) as raised:
+        batches.send(["a record"], 1, [])
+    message = str(raised.value)
+    assert "s3cret" not in message
+    assert message.startswith("the queue's broker redis://:**@queue.internal:6379/0 cannot be")
