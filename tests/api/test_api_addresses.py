@@ -42,3 +42,16 @@ def test_a_method_an_endpoint_does_not_take_is_a_json_405(client, db, method, pa
     answer = getattr(client, method)(path)
     assert answer.status_code == 405 and answer["Allow"] == allowed
     assert answer.json() == {"detail": f"{method.upper()} is not allowed on {path}; use {allowed}"}
+
+
+@pytest.mark.parametrize(
+    "source, external_id",
+    [("laptop", "notes/2026/12.md"), ("team/laptops", "r-1"), ("a/b", "c/d")],
+)
+def test_a_record_is_found_whichever_of_its_source_and_id_holds_a_slash(
+    api, make_record, source, external_id
+):
+    make_record(source=source, external_id=external_id)
+    answer = api.get(f"/api/v1/records/{source}/{external_id}")
+    assert answer.status_code == 200
+    assert (answer.json()["source"], answer.json()["id"]) == (source, external_id)
