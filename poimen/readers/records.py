@@ -2,7 +2,15 @@
 
 from collections.abc import Iterator
 
-from poimen.readers.base import MAX_EXTERNAL_ID, MAX_SOURCE, Candidate, FileContext, Item, as_str
+from poimen.readers.base import (
+    MAX_EXTERNAL_ID,
+    MAX_SOURCE,
+    Candidate,
+    FileContext,
+    Item,
+    as_str,
+    source_label_problem,
+)
 
 RECORDS, CHAT = "records", "chat"
 CHAT_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
@@ -39,6 +47,9 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
     source = obj.get("source")
     if isinstance(source, str) and len(source) > MAX_SOURCE:
         yield ctx.problem(f'"source" is longer than {MAX_SOURCE} characters')
+        return
+    if isinstance(source, str) and source and source_label_problem(source):
+        yield ctx.problem(f'"source": {source_label_problem(source)}')
         return
     # The record's own identity, as the reader of its original gives it ("claude-code:<session>/
     # <uuid>/<block>"): a line sent by the hook and the transcript ingested are one record.
