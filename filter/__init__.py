@@ -9,7 +9,7 @@ from filter.errors import ManifestError, ShinglingMismatch
 from filter.matcher import DerivedFilter, Match, MixedCoverage, Verdict
 from filter.normalise import NORMALISER_VERSION, Tokens, tokenise, words
 from filter.passages import Passage, match_passages
-from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_text
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, readable, shingle_text
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -25,6 +25,7 @@ __all__ = [
     "Tokens",
     "Verdict",
     "match_passages",
+    "readable",
     "sha256_hex",
     "shingle_text",
     "tokenise",

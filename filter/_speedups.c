@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 3
+#define SPEEDUPS_API 5
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -358,7 +358,8 @@ done:
 
 /* -- markup ------------------------------------------------------------------------------
  *
- * strip_markup(text) is filter/normalise.py's _strip_for_words(text): the line-start rules
+ * strip_markup(text) is filter/normalise.py's _cut_markup(text), for a text that is ASCII or
+ * normalised already (the rules read the normalised text): the line-start rules
  * (_LINE_MARKUP) and the HTML tag rule (_TAG_MARKUP) applied to "\n" + text, each line match
  * replaced by "\n" and each tag by " ". The regexes are matched here by hand: every part of
  * them is greedy and can only succeed one way (a shorter repeat leaves a character the next
@@ -390,7 +391,7 @@ is_ascii_letter(Py_UCS4 c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* _GUTTER at i: [^\S\n]*\d{1,9}(?:→|\t|:); its end, or -1 */
+/* _GUTTER at i: [^\S\n]*\d{1,9}(?:→|\t|: ); its end, or -1 */
 static Py_ssize_t
 gutter_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 {
@@ -404,9 +405,9 @@ gutter_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
     if (!digits || i >= n)
         return -1;
     Py_UCS4 c = AT(i);
-    /* "→", a tab or ":": the regex is compiled VERBOSE, which drops the space it writes
-     * after the colon */
-    return (c == 0x2192 || c == '\t' || c == ':') ? i + 1 : -1;
+    if (c == 0x2192 || c == '\t')
+        return i + 1;
+    return (c == ':' && i + 1 < n && AT(i + 1) == ' ') ? i + 2 : -1;
 }
 
 /* _QUOTES[^\S\n]*_FENCE_OR_NUMBER at i; its end, or -1 */
@@ -1258,84 +1259,17 @@ done:
 /* -- words with their offsets ------------------------------------------------------------
  *
  * filter/normalise.py's tokenise(text): the normalised words of a text with the [start, end)
- * character span each came from, which a matched record's passages are cut at. The markup is
- * blanked as strip_markup blanks it (its _MARKUP is the line rules and the tag rule in one
- * regex, which is the one pass above: the same matches, each replaced by as many spaces, a line
- * match keeping its line break). An ASCII text is then scanned as it stands. Any other is
- * normalised piece by piece as _normalise_with_offsets does it (each non-ASCII character with
- * the marks and invisible characters after it, and an ASCII character a mark follows, is a
- * piece, normalised by the Python function given, once for each distinct piece; the ASCII
- * between pieces is lowered), and a word's offsets come from the pieces it starts and ends in:
- * exactly inside an ASCII stretch, the whole piece otherwise. tests/filter compares both with
- * the pure-Python tokenise on random text. */
-
-#define AT(i) PyUnicode_READ(kind, data, (i))
-
-/* `text` (n characters) with its markup blanked, into out */
-static void
-blank_markup_into(int kind, const void *data, Py_ssize_t n, Py_UCS4 *out)
-{
-    Py_ssize_t i = 0, end;
-    for (Py_ssize_t j = 0; j < n; j++)
-        out[j] = AT(j);
-    if ((end = line_markup_end(kind, data, n, 0)) >= 0) {
-        for (Py_ssize_t j = 0; j < end; j++)
-            out[j] = ' ';
-        i = end;
-    }
-    while (i < n) {
-        Py_UCS4 c = AT(i);
-        if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0) {
-            for (Py_ssize_t j = i + 1; j < end; j++)
-                out[j] = ' ';
-            i = end;
-        } else if (c == '<' && (end = tag_end(kind, data, n, i)) >= 0) {
-            for (Py_ssize_t j = i; j < end; j++)
-                out[j] = ' ';
-            i = end;
-        } else {
-            i++;
-        }
-    }
-}
-
-#undef AT
-
-/* text as a buffer of n + 1 code points with its markup blanked, or NULL */
-static Py_UCS4 *
-blanked_of(PyObject *text, const char *name, Py_ssize_t *n)
-{
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "%s: text must be str, not %.100s", name,
-                     Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)
-        return NULL;
-#endif
-    *n = PyUnicode_GET_LENGTH(text);
-    Py_UCS4 *out = PyMem_Malloc((*n + 1) * sizeof(Py_UCS4));
-    if (out == NULL) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    blank_markup_into(PyUnicode_KIND(text), PyUnicode_DATA(text), *n, out);
-    return out;
-}
-
-/* blank_markup(text) -> str: filter/normalise.py's strip_markup(text). */
-static PyObject *
-blank_markup(PyObject *self, PyObject *text)
-{
-    Py_ssize_t n;
-    Py_UCS4 *blanked = blanked_of(text, "blank_markup", &n);
-    if (blanked == NULL)
-        return NULL;
-    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, blanked, n);
-    PyMem_Free(blanked);
-    return result;
-}
+ * character span each came from, which a matched record's passages are cut at. An ASCII text
+ * is blanked and scanned as it stands. Any other is normalised piece by piece as
+ * _normalise_with_offsets does it (each non-ASCII character with the marks and invisible
+ * characters after it, and an ASCII character a mark follows, is a piece, normalised by the
+ * Python function given, once for each distinct piece; the ASCII between pieces is lowered),
+ * then its markup blanked (norm-v2: the rules read the normalised text), and a word's offsets
+ * come from the pieces it starts and ends in: exactly inside an ASCII stretch, the whole piece
+ * otherwise. The blanking is _blanked's: _MARKUP is the line rules and the tag rule in one
+ * regex, which is the one pass of strip_markup above, each match replaced by as many spaces, a
+ * line match keeping its line break. tests/filter compares both with the pure-Python tokenise
+ * and strip_markup on random text. */
 
 static inline int
 is_invisible(Py_UCS4 c) /* filter/normalise.py's _INVISIBLE */
@@ -1475,6 +1409,115 @@ offsets_list(const Growable *offsets)
     return list;
 }
 
+/* The markup of s (n code points, ASCII or normalised) blanked in place, as _blanked does it;
+ * with `ranges`, each blanked [start, end) pushed to it as two u64s. Every rule reads forwards
+ * from where it starts and the pass moves on past each match, so what it blanks is never read
+ * again. -1 with MemoryError. */
+static int
+blank_in_place(Py_UCS4 *s, Py_ssize_t n, Growable *ranges)
+{
+    const int kind = PyUnicode_4BYTE_KIND;
+    const void *data = s;
+    Py_ssize_t i = 0, from, end;
+    while (i <= n) {
+        if (i == 0 && (end = line_markup_end(kind, data, n, 0)) >= 0)
+            from = 0; /* the first line, after the line break strip_markup puts before it */
+        else if (i < n && s[i] == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0)
+            from = i + 1;
+        else if (i < n && s[i] == '<' && (end = tag_end(kind, data, n, i)) >= 0)
+            from = i;
+        else {
+            i++;
+            continue;
+        }
+        for (Py_ssize_t j = from; j < end; j++)
+            s[j] = ' ';
+        if (ranges != NULL && end > from &&
+            (u64s_push(ranges, (uint64_t)from) < 0 || u64s_push(ranges, (uint64_t)end) < 0))
+            return -1;
+        i = end > i ? end : i + 1;
+    }
+    return 0;
+}
+
+/* text as a buffer of n + 1 code points, or NULL */
+static Py_UCS4 *
+code_points_of(PyObject *text, const char *name, Py_ssize_t *n)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s: text must be str, not %.100s", name,
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    *n = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 *out = PyMem_Malloc((*n + 1) * sizeof(Py_UCS4));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t j = 0; j < *n; j++)
+        out[j] = PyUnicode_READ(kind, data, j);
+    return out;
+}
+
+static int
+all_ascii(const Py_UCS4 *s, Py_ssize_t n)
+{
+    int ascii = 1;
+    for (Py_ssize_t j = 0; j < n; j++)
+        ascii &= s[j] < 0x80;
+    return ascii;
+}
+
+/* blank_markup(text, normalise) -> str: filter/normalise.py's strip_markup(text), `normalise`
+ * its _normalise. The markup is found in the normalised text and each match blanked in `text`
+ * from where its first position came from to where its last did (a piece partly covered is
+ * blanked whole). */
+static PyObject *
+blank_markup(PyObject *self, PyObject *args)
+{
+    PyObject *text, *normalise, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OO:blank_markup", &text, &normalise))
+        return NULL;
+    if (mark_bits == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
+    Py_ssize_t n;
+    Py_UCS4 *s = code_points_of(text, "blank_markup", &n);
+    if (s == NULL)
+        return NULL;
+    Growable normalised = {0}, pieces = {0}, ranges = {0};
+    if (all_ascii(s, n)) {
+        if (blank_in_place(s, n, NULL) < 0)
+            goto done;
+    } else {
+        if (normalised_with_pieces(s, n, normalise, &normalised, &pieces) < 0 ||
+            blank_in_place(normalised.data, normalised.len, &ranges) < 0)
+            goto done;
+        const uint64_t *blanked = ranges.data;
+        Py_ssize_t cursor = 0, done = 0;
+        for (Py_ssize_t r = 0; r + 1 < ranges.len; r += 2) {
+            Py_ssize_t first = original_offset(&pieces, &cursor, (Py_ssize_t)blanked[r], 0);
+            Py_ssize_t last = original_offset(&pieces, &cursor, (Py_ssize_t)blanked[r + 1], 1);
+            for (Py_ssize_t j = first > done ? first : done; j < last; j++)
+                s[j] = ' ';
+            done = last;
+        }
+    }
+    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+done:
+    PyMem_Free(s);
+    PyMem_Free(normalised.data);
+    PyMem_Free(pieces.data);
+    PyMem_Free(ranges.data);
+    return result;
+}
+
 /* word_spans(text, normalise, with_words) -> (words or None, starts, ends)
  *
  * filter/normalise.py's tokenise(text) as (words, starts, ends), lists; `normalise` is its
@@ -1490,20 +1533,22 @@ word_spans(PyObject *self, PyObject *args)
     if (mark_bits == NULL)
         return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
     Py_ssize_t n;
-    Py_UCS4 *s = blanked_of(text, "word_spans", &n);
+    Py_UCS4 *s = code_points_of(text, "word_spans", &n);
     if (s == NULL)
         return NULL;
     Growable normalised = {0};
     Growable pieces = {0};
     Growable starts = {0}, ends = {0};
     PyObject *words = NULL, *start_list = NULL, *end_list = NULL, *result = NULL;
-    int ascii = 1;
-    for (Py_ssize_t j = 0; j < n; j++)
-        ascii &= s[j] < 0x80;
+    int ascii = all_ascii(s, n);
     const Py_UCS4 *scan = s;
     Py_ssize_t scanned = n;
-    if (!ascii) {
-        if (normalised_with_pieces(s, n, normalise, &normalised, &pieces) < 0)
+    if (ascii) {
+        if (blank_in_place(s, n, NULL) < 0)
+            goto done;
+    } else {
+        if (normalised_with_pieces(s, n, normalise, &normalised, &pieces) < 0 ||
+            blank_in_place(normalised.data, normalised.len, NULL) < 0)
             goto done;
         scan = (const Py_UCS4 *)normalised.data;
         scanned = normalised.len;
@@ -1570,7 +1615,7 @@ static PyMethodDef methods[] = {
     {"char_classes", char_classes, METH_NOARGS,
      "char_classes() -> bytes: each code point's class bits (1 word, 2 mark, 4 space, 8 digit)."},
     {"strip_markup", strip_markup, METH_O,
-     "strip_markup(text): filter/normalise.py's _strip_for_words(text)."},
+     "strip_markup(text): filter/normalise.py's _cut_markup(text), text ASCII or normalised."},
     {"lookup", lookup, METH_VARARGS,
      "lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run): "
      "ShingleIndex.lookup_distinctive over the index's arrays."},
@@ -1579,8 +1624,8 @@ static PyMethodDef methods[] = {
      "DerivedFilter._candidates."},
     {"shingles", shingles, METH_VARARGS,
      "shingles(texts, k) -> (shingle hashes as uint64, word counts as int64), bytearrays."},
-    {"blank_markup", blank_markup, METH_O,
-     "blank_markup(text): filter/normalise.py's strip_markup(text)."},
+    {"blank_markup", blank_markup, METH_VARARGS,
+     "blank_markup(text, normalise): filter/normalise.py's strip_markup(text)."},
     {"word_spans", word_spans, METH_VARARGS,
      "word_spans(text, normalise, with_words) -> (words or None, starts, ends): "
      "filter/normalise.py's tokenise(text)."},

@@ -19,7 +19,7 @@ from filter.decision import (
 )
 from filter.errors import ShinglingMismatch
 from filter.index import ShingleIndex
-from filter.shingles import DEFAULT_PARAMS, ShingleParams, texts_shingles
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, readable, texts_shingles
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,13 +140,14 @@ class DerivedFilter:
     def add(self, artifact: ArtifactRecord) -> ArtifactRecord:
         """Add an artifact; returns it as stored (re-shingled if it came under other params)."""
         if artifact.params != self.params:
-            if not artifact.has_text:
+            if artifact.has_text:
+                artifact = artifact.reshingled(self.params)
+            elif not readable(artifact.params, self.params):
                 made_with = artifact.params or "unstated parameters"
                 raise ShinglingMismatch(
                     f"{artifact.kind}/{artifact.name}: shingles made with {made_with}, this "
                     f"filter uses {self.params}, and there is no text to make them again"
                 )
-            artifact = artifact.reshingled(self.params)
         if artifact.key in self._keys:
             return artifact
         self._keys.add(artifact.key)

@@ -1,10 +1,13 @@
 """Normalisation and tokenisation: text -> word tokens that keep their place in the original.
 
-Markup that carries no words is blanked *in place* (replaced by as many spaces), so every
-token's character offsets are those of the original text and a match can be highlighted where
-it stands. What counts as a word is then a run of letters and digits; punctuation, bullets,
-heading and quote marks, table pipes and emphasis marks fall away between words by themselves.
-Only the markup that would otherwise leave words or numbers behind needs a rule of its own.
+A text is normalised first (NFKC, casefold), and the markup rules read the normalised text:
+markup typed in other forms of the same characters (fullwidth `＜ｔｄ＞`, `１．`, `｀｀｀`)
+is the markup NFKC makes of it, and is cut as its ASCII form is. Markup that carries no words
+is blanked (replaced by as many spaces), and every token keeps the character offsets of the
+original text, so a match can be highlighted where it stands. What counts as a word is then a
+run of letters and digits; punctuation, bullets, heading and quote marks, table pipes and
+emphasis marks fall away between words by themselves. Only the markup that would otherwise
+leave words or numbers behind needs a rule of its own.
 
 Bump NORMALISER_VERSION whenever the tokens this module produces for some text change: the
 version travels with every stored shingle list, and lists made under another version are
@@ -19,13 +22,16 @@ from typing import NamedTuple
 
 from filter import speedups
 
-NORMALISER_VERSION = "norm-v1"
+# norm-v2: the markup rules read the normalised text (norm-v1 read the text as written, so
+# fullwidth tags became words), and a "12: " gutter needs its space (norm-v1's VERBOSE regex
+# dropped it, so "10:30" at a line start lost its "10"). filter/shingles.py says which older
+# versions' shingles can still be read.
+NORMALISER_VERSION = "norm-v2"
 
 # A line-number gutter as file-reading tools print it: "    12→", "12<TAB>" (cat -n), "12: ".
-# The rules are compiled VERBOSE, which drops the space written after the colon: as norm-v1 has
-# it, "12:" at a line start is a gutter whatever follows ("10:30 stand-up" loses its "10").
+# The rules are compiled VERBOSE, so the space after the colon is written as a class.
 # filter/_speedups.c matches what the compiled regex matches.
-_GUTTER = r"[^\S\n]*\d{1,9}(?:→|\t|: )"
+_GUTTER = r"[^\S\n]*\d{1,9}(?:→|\t|:[ ])"
 # Blockquote marks, then a bullet, before a list number such as "1." or "2)".
 _QUOTES = r"(?:[^\S\n]*>)*"
 
@@ -154,13 +160,36 @@ def _blank(match: re.Match) -> str:
     return " " * len(found)
 
 
+def _blanked(normalised: str) -> str:
+    """`normalised` (ASCII or normalised text) with its markup blanked: same length."""
+    return _MARKUP.sub(_blank, "\n" + normalised)[1:]
+
+
 def strip_markup(text: str) -> str:
-    """`text` with wordless markup replaced by spaces: same length, same offsets. In C where
-    it is built."""
+    """`text` with wordless markup replaced by spaces: same length, same offsets. The markup
+    is what the rules find in the normalised text; where a match covers part of what one
+    character (with its marks) normalises to, the whole character is blanked. In C where it
+    is built."""
     compiled = speedups.compiled
     if compiled is not None:
-        return compiled.blank_markup(text)
-    return _MARKUP.sub(_blank, "\n" + text)[1:]
+        return compiled.blank_markup(text, _normalise)
+    if text.isascii():
+        return _blanked(text)
+    normalised, pieces = _normalise_with_offsets(text)
+    original = _original_offsets(pieces)
+    out, done = [], 0
+    for found in _MARKUP.finditer("\n" + normalised):
+        # positions in `normalised`; a line match's line break is kept
+        start, end = found.start() - 1 + (found.group()[0] == "\n"), found.end() - 1
+        if start == end:
+            continue
+        # (two matches may touch one character's normalised form)
+        first, last = max(original(start, end=False), done), original(end, end=True)
+        out.append(text[done:first])
+        out.append(" " * (last - first))
+        done = last
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _normalise(run: str) -> str:
@@ -199,43 +228,55 @@ def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, b
     return "".join(out), pieces
 
 
-def _strip_for_words(text: str) -> str:
-    """`text` with wordless markup cut out: the same words as strip_markup gives, for less (a
-    replacement string is cheaper than a call per match). In C where it is built."""
+def _original_offsets(pieces: list[tuple[int, int, int, bool]]):
+    """original(position, end=): the offset in the text of a position in its normalised form
+    (an end is one past the last character), by the pieces _normalise_with_offsets made."""
+    piece_starts = [piece[0] for piece in pieces]
+
+    def original(position: int, *, end: bool) -> int:
+        at = position - 1 if end else position
+        out_start, text_start, length, exact = pieces[bisect_right(piece_starts, at) - 1]
+        if exact:
+            return text_start + (at - out_start) + (1 if end else 0)
+        return text_start + length if end else text_start
+
+    return original
+
+
+def _cut_markup(normalised: str) -> str:
+    """`normalised` (ASCII or normalised text) with wordless markup cut out: the same words
+    as blanking gives, for less (a replacement string is cheaper than a call per match). In C
+    where it is built."""
     compiled = speedups.compiled
     if compiled is not None:
-        return compiled.strip_markup(text)
-    return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + text))
+        return compiled.strip_markup(normalised)
+    return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + normalised))
 
 
 def words(text: str) -> list[str]:
     """The normalised words of `text`, without offsets."""
-    stripped = _strip_for_words(text)
-    if stripped.isascii():
-        return _ASCII_WORD.findall(stripped.lower())
-    return _non_ascii_words(stripped)
+    if text.isascii():
+        return _ASCII_WORD.findall(_cut_markup(text).lower())
+    return _non_ascii_words(_cut_markup(_normalise(text)))
 
 
 def word_bytes(text: str) -> list[bytes]:
     """The normalised words of `text` as UTF-8: the hot path of every check."""
-    stripped = _strip_for_words(text)
-    if stripped.isascii():
-        return _ASCII_WORD_BYTES.findall(stripped.encode().lower())
-    found = _non_ascii_words(stripped)
+    if text.isascii():
+        return _ASCII_WORD_BYTES.findall(_cut_markup(text).encode().lower())
+    found = _non_ascii_words(_cut_markup(_normalise(text)))
     # One join, one encode and one split in C instead of an encode per word (no word holds
     # a NUL: it is not a letter or digit).
     return "\0".join(found).encode().split(b"\0") if found else []
 
 
 def prepared_for_words(text: str) -> str:
-    """`text` as the compiled word scan reads it: wordless markup cut, and normalised unless it
-    is ASCII (the scan lowers ASCII letters itself). Its words are those of word_bytes(text)."""
-    stripped = _strip_for_words(text)
-    return stripped if stripped.isascii() else _normalise(stripped)
+    """`text` as the compiled word scan reads it: normalised unless it is ASCII (the scan
+    lowers ASCII letters itself), and wordless markup cut. Its words are word_bytes(text)'s."""
+    return _cut_markup(text if text.isascii() else _normalise(text))
 
 
-def _non_ascii_words(stripped: str) -> list[str]:
-    normalised = _normalise(stripped)
+def _non_ascii_words(normalised: str) -> list[str]:
     if _marks_join_words(normalised):
         return _UNICODE_WORD.findall(normalised)
     return _PLAIN_WORD.findall(normalised)
@@ -261,26 +302,18 @@ def word_spans(text: str) -> WordSpans:
 
 
 def _tokenise(text: str) -> Tokens:
-    stripped = strip_markup(text)
-    if stripped.isascii():
-        found = list(_ASCII_WORD.finditer(stripped))
+    if text.isascii():
+        found = list(_ASCII_WORD.finditer(_blanked(text)))
         return Tokens(
             words=[m.group().lower() for m in found],
             starts=[m.start() for m in found],
             ends=[m.end() for m in found],
         )
-    normalised, pieces = _normalise_with_offsets(stripped)
-    piece_starts = [piece[0] for piece in pieces]
-
-    def original(position: int, *, end: bool) -> int:
-        # the offset in `text` of output position `position` (an end is one past the last)
-        at = position - 1 if end else position
-        out_start, text_start, length, exact = pieces[bisect_right(piece_starts, at) - 1]
-        if exact:
-            return text_start + (at - out_start) + (1 if end else 0)
-        return text_start + length if end else text_start
-
-    found = list(_UNICODE_WORD.finditer(normalised))
+    # Normalised piece by piece (pieces map each position back), then blanked: the rules read
+    # the normalised text, as they do for words().
+    normalised, pieces = _normalise_with_offsets(text)
+    original = _original_offsets(pieces)
+    found = list(_UNICODE_WORD.finditer(_blanked(normalised)))
     return Tokens(
         words=[m.group() for m in found],
         starts=[original(m.start(), end=False) for m in found],

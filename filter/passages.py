@@ -7,7 +7,7 @@ from filter.artifacts import ArtifactRecord
 from filter.errors import ShinglingMismatch
 from filter.index import SortedShingles
 from filter.normalise import tokenise
-from filter.shingles import DEFAULT_PARAMS, ShingleParams, shingle_hashes
+from filter.shingles import DEFAULT_PARAMS, ShingleParams, readable, shingle_hashes
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +25,13 @@ def match_passages(
     if isinstance(artifact, str):
         artifact = ArtifactRecord.from_text(kind="", name="", text=artifact, params=params)
     elif artifact.params != params:
-        if not artifact.has_text:
+        if artifact.has_text:
+            artifact = artifact.reshingled(params)
+        elif not readable(artifact.params, params):
             raise ShinglingMismatch(
                 f"{artifact.kind}/{artifact.name}: shingles made with "
                 f"{artifact.params or 'unstated parameters'}, not {params}, and no text"
             )
-        artifact = artifact.reshingled(params)
 
     record_tokens = tokenise(record_text)
     record_shingles = shingle_hashes(record_tokens.words, params.k)

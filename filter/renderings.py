@@ -168,6 +168,27 @@ def fullwidth_letters(text: str, *, every: int = 3) -> str:
     return re.sub(r"[A-Za-z0-9]+", widen, text)
 
 
+def _widened(text: str) -> str:
+    return "".join(chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char for char in text)
+
+
+def fullwidth_tags(text: str) -> str:
+    """Every HTML tag typed in fullwidth forms (`＜ｔｄ ａｌｉｇｎ＝＂ｒｉｇｈｔ＂＞`), which
+    NFKC folds back into the tag."""
+    return re.sub(r"</?[A-Za-z][^<>\n]*>", lambda m: _widened(m.group(0)), text)
+
+
+def fullwidth_forms(text: str) -> str:
+    """All of it typed in fullwidth forms, as an East Asian input method does: letters, digits,
+    punctuation and markup (`｀｀｀`, `１．`, `＞`); spaces as ideographic spaces."""
+    return _widened(text).replace(" ", "\u3000")
+
+
+def colon_gutter(text: str) -> str:
+    """The text as a tool prints it with `N: ` before each line (grep -n style, with a space)."""
+    return "\n".join(f"{number:>4}: {line}" for number, line in enumerate(text.split("\n"), 1))
+
+
 def non_breaking_spaces(text: str) -> str:
     """Spaces between words as no-break and narrow no-break spaces, as word processors paste."""
     spaces = iter(range(10**9))

@@ -50,6 +50,29 @@ def supported(params: ShingleParams) -> bool:
     return params.normaliser == NORMALISER_VERSION and params.hash == HASH_NAME and params.k >= 1
 
 
+# Earlier normalisers whose shingle lists are still matched as they stand where there is no
+# text to make them again (an artifact known from its manifest line alone). Their words are
+# this version's except around what changed since, so such a list still finds a copy, a few
+# shingles fewer where the text had those: norm-v1 kept fullwidth (and other NFKC-folded)
+# markup as words, and took "12:" at a line start for a gutter whatever followed. The
+# artifact keeps the params it was made with, and is reported until registered again with
+# its text; any other list without text is refused (ShinglingMismatch).
+READABLE_NORMALISERS = ("norm-v1",)
+
+
+def readable(made_with: ShingleParams | None, params: ShingleParams = DEFAULT_PARAMS) -> bool:
+    """Whether a shingle list made with `made_with` is matched as it stands under `params`:
+    the same params, or an earlier normaliser's list with the same k and hash."""
+    if made_with == params:
+        return True
+    return (
+        made_with is not None
+        and params.normaliser == NORMALISER_VERSION
+        and made_with.normaliser in READABLE_NORMALISERS
+        and (made_with.k, made_with.hash) == (params.k, params.hash)
+    )
+
+
 def token_hashes(tokens: list[str] | list[bytes]) -> np.ndarray:
     encoded = map(str.encode, tokens) if tokens and isinstance(tokens[0], str) else tokens
     return np.fromiter(map(xxhash.xxh3_64_intdigest, encoded), dtype=np.uint64, count=len(tokens))

@@ -2,10 +2,10 @@
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from filter import ArtifactRecord, DerivedFilter, ShinglingMismatch
-from poimen.artifact_records import artifact_from_record, artifact_to_record
+from filter import DEFAULT_PARAMS, ArtifactRecord, DerivedFilter, ShinglingMismatch, readable
+from poimen.artifact_records import artifact_from_record, artifact_params, artifact_to_record
 from poimen.models import Artifact
 from poimen.policies import Policies, report_floor
 
@@ -19,8 +19,69 @@ class ArtifactIndex:
     policies: Policies
 
 
+# How an artifact without text gets this version's shingles: its text, which has the sha256
+# it was registered with, fills in the stored row (poimen/services/artifacts.py).
+REREGISTER = (
+    "register each again with its text (`add_artifact FILE --kind KIND --name NAME`, or "
+    "`import_artifacts` of its folder or of a manifest that holds its text)"
+)
+
+
 class ArtifactUnusable(Exception):
     """An artifact the filter can neither use nor re-shingle: matching without it is unsafe."""
+
+
+@dataclass(frozen=True)
+class StaleArtifacts:
+    """The stored artifacts whose shingles are not this version's and that have no text to
+    make them again: `readable` ones are matched as they stand (filter.readable), `unusable`
+    ones stop the matcher (ArtifactUnusable). Artifacts with text are not here: the next
+    index load makes their shingles again and stores them."""
+
+    readable: list[str]
+    unusable: list[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.readable or self.unusable)
+
+    def warning(self) -> str:
+        """What an operator reads (commands, verify_derived, health): which artifacts, what it
+        means, what to do."""
+        return "\n".join(self.warning_lines())
+
+    def warning_lines(self) -> list[str]:
+        """warning() a paragraph a line (the overview shows them so)."""
+        lines = []
+        if self.readable:
+            lines.append(
+                f"{len(self.readable)} artifact(s) matched with shingles of an earlier "
+                f"normaliser, made without text, so not made again with {DEFAULT_PARAMS}: "
+                f"{', '.join(self.readable)}. Their copies are still found, a few shingles "
+                f"fewer where the text has fullwidth markup or 'N:' line starts."
+            )
+        if self.unusable:
+            lines.append(
+                f"{len(self.unusable)} artifact(s) with shingles this version cannot match and "
+                f"no text: {', '.join(self.unusable)}. Nothing is checked until they are fixed."
+            )
+        lines.append(f"To fix: {REREGISTER}.")
+        return lines
+
+
+def stale_artifacts() -> StaleArtifacts:
+    """The stored artifacts without text whose shingles were made with other params (one
+    query, on the rows that are not current)."""
+    current = Q(
+        shingle_normaliser=DEFAULT_PARAMS.normaliser,
+        shingle_k=DEFAULT_PARAMS.k,
+        shingle_hash=DEFAULT_PARAMS.hash,
+    )
+    rows = Artifact.objects.filter(text="").exclude(current).order_by("kind", "name", "pk")
+    found = StaleArtifacts(readable=[], unusable=[])
+    for artifact in rows.only("kind", "name", "shingle_normaliser", "shingle_k", "shingle_hash"):
+        listed = found.readable if readable(artifact_params(artifact)) else found.unusable
+        listed.append(f"{artifact.kind}/{artifact.name}")
+    return found
 
 
 def _filter_settings(policies: Policies) -> dict:
@@ -72,7 +133,9 @@ def artifact_index_under(artifact_index: ArtifactIndex, policies: Policies) -> A
     else:
         derived_filter = artifact_index.filter.copy(**_filter_settings(policies))
     return ArtifactIndex(
-        filter=derived_filter, artifact_ids=artifact_index.artifact_ids, policies=policies
+        filter=derived_filter,
+        artifact_ids=artifact_index.artifact_ids,
+        policies=policies,
     )
 
 
@@ -83,7 +146,7 @@ def _add_artifacts(artifact_index: ArtifactIndex, artifacts: QuerySet) -> None:
         try:
             added = artifact_index.filter.add(artifact_record)
         except ShinglingMismatch as error:
-            raise ArtifactUnusable(str(error)) from None
+            raise ArtifactUnusable(f"{error}; {REREGISTER}") from None
         if added.params != artifact_record.params:
             reshingled.append((artifact.pk, added))
         artifact_index.artifact_ids[(artifact.kind, artifact.name, artifact.sha256)] = artifact.pk

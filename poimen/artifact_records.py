@@ -29,9 +29,14 @@ def artifact_to_record(artifact: Artifact) -> ArtifactRecord:
         sha256=artifact.sha256,
         shingles=artifact.shingle_array,
         emitted_at=artifact.emitted_at,
-        params=ShingleParams(
-            normaliser=artifact.shingle_normaliser, k=artifact.shingle_k, hash=artifact.shingle_hash
-        ),
+        params=artifact_params(artifact),
         text=artifact.text or None,
         n_tokens=artifact.n_tokens,
+    )
+
+
+def artifact_params(artifact: Artifact) -> ShingleParams:
+    """The params the row's shingles were made with."""
+    return ShingleParams(
+        normaliser=artifact.shingle_normaliser, k=artifact.shingle_k, hash=artifact.shingle_hash
     )

@@ -9,7 +9,7 @@ from typing import TextIO
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError
+from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError, readable
 from poimen.artifact_records import artifact_from_record, artifact_to_record
 from poimen.manifest import manifest_append, manifest_read_numbered, manifest_write
 from poimen.models import Artifact, Event
@@ -30,6 +30,8 @@ def _artifact_store(artifact_record: ArtifactRecord, *, actor=None) -> tuple[Art
     existing = Artifact.objects.filter(
         kind=artifact_record.kind, name=artifact_record.name, sha256=artifact_record.sha256
     ).first()
+    if existing and not existing.text and artifact_record.has_text:
+        return _artifact_text_fill(existing, artifact_record, actor=actor), True
     if existing:
         return existing, False
     try:
@@ -57,13 +59,49 @@ def _artifact_store(artifact_record: ArtifactRecord, *, actor=None) -> tuple[Art
     return artifact, True
 
 
+def _artifact_text_fill(
+    artifact: Artifact, artifact_record: ArtifactRecord, *, actor=None
+) -> Artifact:
+    """A row known by its shingles alone given its text (the same sha256: the same text), and
+    the shingles made from it: how an artifact of an earlier normaliser is brought up to date
+    (poimen/artifact_index.py's stale_artifacts)."""
+    fresh = artifact_from_record(artifact_record)
+    with transaction.atomic():
+        filled = Artifact.objects.filter(pk=artifact.pk, text="").update(
+            text=fresh.text,
+            shingle_normaliser=fresh.shingle_normaliser,
+            shingle_k=fresh.shingle_k,
+            shingle_hash=fresh.shingle_hash,
+            shingles=fresh.shingles,
+            n_tokens=fresh.n_tokens,
+        )
+        artifact.refresh_from_db()
+        if filled:
+            Event.objects.log(
+                Event.Type.ARTIFACT_REGISTERED,
+                actor=actor,
+                artifact=artifact,
+                kind=artifact.kind,
+                data={
+                    "name": artifact.name,
+                    "sha256": artifact.sha256,
+                    "n_tokens": artifact.n_tokens,
+                    "has_text": True,
+                    "text_added": True,
+                },
+            )
+    return artifact
+
+
 def _usable(artifact_record: ArtifactRecord) -> ArtifactRecord:
-    """`artifact_record` under the params in force: re-shingled from its text, or refused
-    without one."""
+    """`artifact_record` under the params in force: re-shingled from its text; without one,
+    as it stands when an earlier normaliser made it (filter.readable), else refused."""
     if artifact_record.params == DEFAULT_PARAMS:
         return artifact_record
     if artifact_record.has_text:
         return artifact_record.reshingled(DEFAULT_PARAMS)
+    if readable(artifact_record.params):
+        return artifact_record
     made_with = artifact_record.params or "unstated shingling parameters"
     raise InputError(
         f"{artifact_record.kind}/{artifact_record.name}: shingles made with {made_with} and no "

@@ -3,6 +3,7 @@
 from django.views.decorators.http import require_GET
 
 from poimen import selectors
+from poimen.artifact_index import stale_artifacts
 from poimen.views.common import render_page
 
 
@@ -19,5 +20,6 @@ def overview(request):
         "unchecked_runs": [run for run in unfiltered if run.refiltered is None],
         "refiltered_runs": [run for run in unfiltered if run.refiltered is not None],
         "floor": selectors.report_floor(),
+        "stale": stale_artifacts(),
     }
     return render_page(request, "overview.html", context, fragments=("content", "counts"))

@@ -68,6 +68,41 @@ def test_markup_that_carries_no_words_is_dropped(marked_up, expected):
     assert tokenise(marked_up).words == expected
 
 
+@pytest.mark.parametrize(
+    ("marked_up", "expected"),
+    [
+        ("＜ｔｄ ａｌｉｇｎ＝＂ｒｉｇｈｔ＂＞0.3＜／ｔｄ＞", ["0", "3"]),
+        ("<ｂ>bold</ｂ> and ﹤i﹥small﹤/i﹥", ["bold", "and", "small"]),
+        ("｀｀｀ｐｙｔｈｏｎ\nprint(total)\n～～～", ["print", "total"]),
+        ("１． Install it\n２） Run it", ["install", "it", "run", "it"]),
+        ("＞　＊　3. Install it", ["install", "it"]),
+        ("１２：　Install it\n　　７￫Run it", ["install", "it", "run", "it"]),
+        ("⒈ Install it", ["install", "it"]),  # NFKC: "1." and a space
+    ],
+    ids=["tag", "letters_and_small_forms", "fence", "list_numbers", "quote_bullet", "gutters", "⒈"],
+)
+def test_markup_is_what_nfkc_makes_of_it(marked_up, expected):
+    assert tokenise(marked_up).words == expected
+
+
+def test_a_time_at_a_line_start_is_not_a_gutter():
+    text = "10:30 stand-up\n12:00\n  3: the gutter\n4:the same"
+    assert tokenise(text).words == [
+        "10", "30", "stand", "up", "12", "00", "the", "gutter", "4", "the", "same",
+    ]  # fmt: skip
+
+
+def test_fullwidth_markup_is_blanked_where_it_stands():
+    from filter.normalise import strip_markup
+
+    text = "a ＜ｂ＞word＜／ｂ＞ here"
+    tokens = tokenise(text)
+    assert strip_markup(text) == "a " + " " * 3 + "word" + " " * 4 + " here"
+    assert [text[s:e] for s, e in zip(tokens.starts, tokens.ends, strict=True)] == [
+        "a", "word", "here",
+    ]  # fmt: skip
+
+
 def test_numbers_in_prose_are_words():
     assert tokenise("Python 3 runs 12 workers\n2024 was slow").words == [
         "python", "3", "runs", "12", "workers", "2024", "was", "slow",

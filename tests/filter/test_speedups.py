@@ -115,6 +115,11 @@ MARKUP_PIECES = (
     + ["<", "</", "<a", "<b>", "</p>", '<a href="x">', "<br/>", "<br />", "<x-1 y>", "<1>"]
     + ["< a>", "<a\n>", "<a <b>", "<a/b>", "<a/ >", "<é>", "<aé>", "<a é>", "<A-Z9>"]
     + ["é", "e\u0301", "中文", "🚀", "Привет", "\n    7→", "\n12: ", "\n3\t", "\n- 2) "]
+    # norm-v2: markup NFKC makes of other characters (fullwidth, small and halfwidth forms,
+    # "⒈" is "1."), what it composes away ("<" and U+0338 are "≮"), times and "12:" lines
+    + ["＜", "＞", "ｔｄ", "Ｂ", "／", "｀", "｀｀｀", "～～～", "．", "）", "：", "－", "＊", "＋"]
+    + ["＜ｔｄ＞", "<ｂ>", "＜/ｐ＞", "﹤a﹥", "\uffeb", "１２", "⒈ ", "⑴", "\u0338", "\u2024"]
+    + ["\n10:30", "\n12:x", "\n3:", "\n4：ｘ", "\n５： ", "\n\uff11\uff0e "]
 )
 
 
@@ -123,15 +128,17 @@ def test_the_markup_cut_is_the_regexes_on_random_text(compiled):
     for _ in range(30_000):
         text = "".join(rng.choices(MARKUP_PIECES, k=rng.randint(0, 30)))
         with speedups.pure_python():
-            expected = normalise._strip_for_words(text)
+            expected = normalise._cut_markup(text)
+            prepared = normalise.prepared_for_words(text)
         assert compiled.strip_markup(text) == expected, repr(text)
+        assert normalise.prepared_for_words(text) == prepared, repr(text)
 
 
 def test_the_markup_cut_is_the_regexes_on_the_test_texts(compiled):
     texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
     for text in texts:
         with speedups.pure_python():
-            expected = normalise._strip_for_words(text)
+            expected = normalise._cut_markup(text)
         assert compiled.strip_markup(text) == expected
 
 
@@ -204,7 +211,7 @@ def test_the_markup_blanked_is_the_regex_on_random_text(compiled):
         text = "".join(rng.choices(MARKUP_PIECES, k=rng.randint(0, 30)))
         with speedups.pure_python():
             expected = normalise.strip_markup(text)
-        assert compiled.blank_markup(text) == expected, repr(text)
+        assert compiled.blank_markup(text, normalise._normalise) == expected, repr(text)
 
 
 def test_words_with_offsets_are_the_pure_python_tokens_on_random_text(compiled):
@@ -215,6 +222,22 @@ def test_words_with_offsets_are_the_pure_python_tokens_on_random_text(compiled):
         assert tokens == expected, repr(text)
         assert normalise.word_spans(text) == (expected.starts, expected.ends), repr(text)
         assert tokens.words == normalise.words(text), repr(text)
+
+
+def test_the_words_of_markup_are_the_same_with_and_without_offsets(compiled):
+    """The hot path cuts the markup from the normalised text, tokenise blanks it in the pieces
+    it normalised: the same words, in C and in Python (norm-v2's rules read normalised text)."""
+    rng = random.Random(2030)
+    for _ in range(20_000):
+        text = "".join(rng.choices(MARKUP_PIECES + WORD_PIECES, k=rng.randint(0, 30)))
+        hashes, _ = compiled.shingles([normalise.prepared_for_words(text)], 1)
+        with speedups.pure_python():
+            words = normalise.words(text)
+            assert normalise.tokenise(text).words == words, repr(text)
+            assert word_bytes(text) == [word.encode() for word in words], repr(text)
+        assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
+            xxhash.xxh3_64_intdigest(word.encode()) for word in words
+        ], repr(text)
 
 
 def test_words_with_offsets_are_the_pure_python_tokens_on_the_test_texts(compiled):

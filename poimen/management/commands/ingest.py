@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.artifact_index import ArtifactUnusable
+from poimen.artifact_index import ArtifactUnusable, stale_artifacts
 from poimen.services import InputError, records_ingest, records_ingest_queued
 
 FILTER_OFF_WARNING = (
@@ -87,6 +87,8 @@ class Command(BaseCommand):
             raise CommandError(str(error), returncode=2) from None
         if progress:
             progress.done()
+        if not no_derived_filter and (stale := stale_artifacts()):
+            self.stderr.write(self.style.WARNING(stale.warning()))
         excluded = ", ".join(f"{k} {n}" for k, n in sorted(result.excluded.items())) or "none"
         redacted = ", ".join(f"{k} {n}" for k, n in sorted(result.redacted.items())) or "none"
         skipped = ", ".join(f"{k} {n}" for k, n in result.skipped_by.most_common())

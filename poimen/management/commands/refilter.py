@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.artifact_index import ArtifactUnusable
+from poimen.artifact_index import ArtifactUnusable, stale_artifacts
 from poimen.services import InputError, records_refilter, records_refilter_queued
 
 
@@ -29,6 +29,8 @@ class Command(BaseCommand):
                 result = records_refilter(kind=kind, batch_size=batch_size)
         except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
+        if stale := stale_artifacts():
+            self.stderr.write(self.style.WARNING(stale.warning()))
         self.stdout.write(
             f"checked {result.checked}: {result.excluded} newly excluded, "
             f"{result.released} released, {result.kept_by_review} held by a reviewer's verdict, "

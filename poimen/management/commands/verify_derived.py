@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.artifact_index import ArtifactUnusable
+from poimen.artifact_index import ArtifactUnusable, stale_artifacts
 from poimen.services import derived_verify
 
 
@@ -18,6 +18,9 @@ class Command(BaseCommand):
             result = derived_verify()
         except ArtifactUnusable as error:
             raise CommandError(str(error), returncode=2) from None
+        if stale := stale_artifacts():
+            # checked against them all the same, a little less closely
+            self.stderr.write(self.style.WARNING(stale.warning()))
         for offender in result.offenders:
             self.stdout.write(str(offender))
         released = (
