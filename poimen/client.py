@@ -106,9 +106,15 @@ class Client:
         "identity"?}) answered in order; sent in as many requests as the server's limits
         need."""
         records = list(records)
+        try:
+            batches, unreached = list(self._batches(records)), None
+        except PoimenError as error:  # its limits could not be asked: it is not there
+            batches, unreached = [records], error  # one wait for the timeout, not two
         results: list[CheckResult] = []
-        for batch in self._batches(records):
+        for batch in batches:
             try:
+                if unreached is not None:
+                    raise unreached
                 answer = self._request("POST", "/api/v1/check", {"records": batch, "store": store})
             except PoimenError as error:
                 if self.on_error == "raise":
@@ -161,9 +167,13 @@ class Client:
     # --- the wire --------------------------------------------------------------------------
 
     def _batches(self, records: list[dict]) -> Iterable[list[dict]]:
+        """`records` in requests the server takes; PoimenError when its limits cannot be
+        asked (GET /api/v1/health), as then no request would be answered either."""
+        if not records:
+            return
         if self._limits is None:
-            self.health()
-        limits = self._limits or FALLBACK_LIMITS
+            self._limits = self._request("GET", "/api/v1/health", accept=(200, 503))["limits"]
+        limits = self._limits
         budget = limits["bytes"] - 1024  # the envelope around the records
         batch, size = [], 0
         for record in records:

@@ -59,7 +59,7 @@ def main() -> None:
         _setup_log()
     except OSError:
         pass  # no log file: the hook still must not fail the agent
-    timeout = float(os.environ.get("POIMEN_HOOK_TIMEOUT") or 20)
+    timeout = _seconds("POIMEN_HOOK_TIMEOUT", 20)
 
     def out_of_time(signum, frame):
         raise _OutOfTime
@@ -70,7 +70,11 @@ def main() -> None:
         event = json.loads(sys.stdin.read() or "{}")
         handle(event)
     except _OutOfTime:
-        log.error("gave up after %ss (POIMEN_HOOK_TIMEOUT); what was sent is kept", timeout)
+        log.error(
+            "gave up after %ss (POIMEN_HOOK_TIMEOUT): what was not answered is sent at the next "
+            "event",
+            timeout,
+        )
     except Exception:  # the agent must go on, whatever went wrong here
         log.exception("hook failed")
     finally:
@@ -78,12 +82,30 @@ def main() -> None:
     sys.exit(0)
 
 
+def _seconds(variable: str, default: float) -> float:
+    """A positive number of seconds from the environment; else `default`, said in the log
+    (0 would turn the alarm off: the hook could then hang the agent)."""
+    value = os.environ.get(variable)
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        log.warning(
+            "%s=%r is not a positive number of seconds: %ss instead", variable, value, default
+        )
+        return default
+    return seconds
+
+
 def handle(event: dict) -> None:
     url, token = os.environ.get("POIMEN_URL"), os.environ.get("POIMEN_TOKEN")
     if not url or not token:
         log.error("POIMEN_URL and POIMEN_TOKEN must be set; nothing sent")
         return
-    timeout = float(os.environ.get("POIMEN_HOOK_REQUEST_TIMEOUT") or 10)
+    timeout = _seconds("POIMEN_HOOK_REQUEST_TIMEOUT", 10)
     client = Client(url, token, timeout=timeout, on_error="allow")
     name = event.get("hook_event_name")
     if name in TRANSCRIPT_EVENTS and event.get("transcript_path"):
@@ -157,8 +179,18 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
     transcript = Path(event["transcript_path"]).expanduser()
     session = str(event.get("session_id") or transcript.stem)
     state = _state_file(state_dir, session, transcript)
+    health = client.health()
+    if not health.up:
+        # Nothing is marked sent: the next event sends it all, the server keeping each once.
+        log.warning(
+            "%s %s: poimen is not up (%s); nothing sent, the next event sends it",
+            event.get("hook_event_name"),
+            transcript,
+            health.database,
+        )
+        return
     sent, sent_by_source_and_id = _read_sent(state)
-    limits = client.health().limits
+    limits = health.limits
     records, keys, problems = [], [], 0
     for item in read_file(
         transcript, max_record_bytes=limits["bytes"], max_document_bytes=limits["bytes"]

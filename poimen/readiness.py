@@ -27,6 +27,25 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
+# PostgreSQL's SQLSTATEs for a database that refuses the write (a read-only transaction or
+# standby, a role without the grant), and SQLite's messages for a file it cannot write.
+READ_ONLY_SQLSTATES = {"25006": "read-only", "42501": "insufficient privilege"}
+SQLITE_READ_ONLY = ("attempt to write a readonly database", "unable to open database file")
+
+
+def _write_refusal(error: DatabaseError) -> str | None:
+    """Why the database refused to write, in a line for the operator; None for any other
+    error (a bug, whose traceback is wanted)."""
+    sqlstate = getattr(error.__cause__, "sqlstate", None)
+    text = _first_line(error)
+    if sqlstate in READ_ONLY_SQLSTATES or any(m in text.lower() for m in SQLITE_READ_ONLY):
+        return (
+            f"the database refuses writes: {text}. Check that the database file and its "
+            "folder may be written by this user, or the role's grants (DATABASE_URL)"
+        )
+    return None
+
+
 def database_problem() -> str | None:
     """What keeps the database from serving poimen, in a line; None when nothing does."""
     try:
@@ -50,7 +69,8 @@ def command_failure(command: str, error: DatabaseError) -> str | None:
     except DatabaseError:
         return database_problem()
     if not pending:
-        return None
+        refusal = _write_refusal(error)
+        return None if refusal is None else f"{command} failed: {refusal}"
     if command == "migrate":
         # Migrations are applied in order, each in its transaction: the first one left
         # is the one that failed.

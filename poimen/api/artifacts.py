@@ -10,6 +10,7 @@ from ninja.pagination import PageNumberPagination, paginate
 from filter import ArtifactRecord, ManifestError
 from poimen import selectors
 from poimen.api.auth import require_permission
+from poimen.api.errors import error_responses
 from poimen.models import Artifact
 from poimen.services.artifacts import artifact_record_register
 from poimen.services.common import InputError
@@ -74,6 +75,7 @@ def _artifact_record(payload: ArtifactIn) -> ArtifactRecord:
     "/artifacts",
     response={200: ArtifactOut, 201: ArtifactOut},
     summary="Register an artifact (201 new, 200 known already)",
+    openapi_extra=error_responses(400, 401, 403, 413, 503),
 )
 def register(request, payload: ArtifactIn):
     """Stored once by (kind, name, sha256), its manifest line appended once; a new version
@@ -90,7 +92,12 @@ def register(request, payload: ArtifactIn):
     return Status(201 if registered.created else 200, registered.artifact)
 
 
-@router.get("/artifacts", response=list[ArtifactOut], summary="Artifacts, oldest first")
+@router.get(
+    "/artifacts",
+    response=list[ArtifactOut],
+    summary="Artifacts, oldest first",
+    openapi_extra=error_responses(400, 401, 403, 503),
+)
 @paginate(PageNumberPagination, page_size=100)
 def artifacts(request, kind: str = ""):
     """Paged by `page` (100 a page); `kind` keeps one kind."""
@@ -98,7 +105,12 @@ def artifacts(request, kind: str = ""):
     return selectors.api_artifacts(kind=kind)
 
 
-@router.get("/artifacts/{artifact_id}", response=ArtifactDetailOut, summary="One artifact")
+@router.get(
+    "/artifacts/{artifact_id}",
+    response=ArtifactDetailOut,
+    summary="One artifact",
+    openapi_extra=error_responses(400, 401, 403, 404, 503),
+)
 def artifact(request, artifact_id: int):
     require_permission(request, REGISTER)
     try:

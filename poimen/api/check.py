@@ -7,7 +7,7 @@ from ninja import Field, Router, Schema
 from pydantic import StrictBool, WithJsonSchema
 
 from poimen.api.auth import require_permission
-from poimen.api.errors import too_large
+from poimen.api.errors import error_responses, too_large
 from poimen.models import Record
 from poimen.record_decision import reported_matches
 from poimen.services.checks import CheckedItem, CheckResult, records_check
@@ -152,7 +152,12 @@ def _answer(result: CheckResult) -> dict:
     }
 
 
-@router.post("/check", response=CheckOut, summary="Check records, and store them as ingest would")
+@router.post(
+    "/check",
+    response=CheckOut,
+    summary="Check records, and store them as ingest would",
+    openapi_extra=error_responses(400, 401, 403, 413, 503),
+)
 def check(request, payload: CheckIn):
     """Each record is answered in request order: evidence, redacted or excluded, with the
     artifacts it matches (from the reporting floor up) and where. A record that cannot be read

@@ -5,6 +5,7 @@ import logging
 
 from django.conf import settings
 from django.db import DatabaseError
+from django.http import Http404
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -26,6 +27,37 @@ def too_large(what: str) -> HttpError:
         f"{what}: a request holds at most {limit['records']:,} records and "
         f"{limit['bytes']:,} bytes ({limit['bytes'] / 2**20:g} MB); send smaller requests",
     )
+
+
+# What each error status of the API means, for its OpenAPI schema (the docs page): every one
+# is {"detail": "..."}, answered by the handlers below.
+ERROR_MEANINGS = {
+    400: "malformed JSON, or a field the request cannot have (named: `records: ...`)",
+    401: "no token, an unknown or a revoked one, or an inactive user's",
+    403: "the token's user lacks the permission the endpoint needs (named)",
+    404: "nothing is stored under that id (named)",
+    413: "over the limits of one request (GET /api/v1/health says them)",
+    503: "the database or the artifact index cannot be used; send again later",
+}
+_DETAIL = {
+    "type": "object",
+    "properties": {"detail": {"type": "string", "description": "what is wrong, what to do"}},
+    "required": ["detail"],
+}
+
+
+def error_responses(*statuses: int) -> dict:
+    """`openapi_extra` for an endpoint that answers `statuses` as errors: documented only, the
+    answer itself is the handlers' (so a paged or streamed endpoint keeps its own response)."""
+    return {
+        "responses": {
+            status: {
+                "description": ERROR_MEANINGS[status],
+                "content": {"application/json": {"schema": _DETAIL}},
+            }
+            for status in statuses
+        }
+    }
 
 
 def _problem(location: tuple, message: str) -> str:
@@ -50,6 +82,12 @@ def install(api: NinjaAPI) -> None:
         elif error.__cause__ is not None and error.status_code == 400:
             detail = f"the body is not JSON: {error.__cause__}"
         return api.create_response(request, {"detail": detail}, status=error.status_code)
+
+    @api.exception_handler(Http404)
+    def not_found(request, error):
+        # What was not found, as the endpoint says it (django-ninja's own says "Not Found").
+        detail = str(error) or "Not Found"
+        return api.create_response(request, {"detail": detail}, status=404)
 
     @api.exception_handler(ValidationError)
     def invalid(request, error):

@@ -8,6 +8,7 @@ from ninja import Router, Schema
 from poimen import selectors
 from poimen.api.auth import require_permission
 from poimen.api.check import MatchOut, Status
+from poimen.api.errors import error_responses
 from poimen.models import Record
 from poimen.services.common import status_in_force
 
@@ -31,14 +32,14 @@ class StoredRecordOut(Schema):
 @router.get(
     "/records/{source}/{path:external_id}",
     response=StoredRecordOut,
+    openapi_extra=error_responses(401, 403, 404, 503),
     summary="The stored decision of one record (a reviewer's verdict first)",
 )
 def stored_record(request, source: str, external_id: str):
     require_permission(request, "poimen.check_records")
-    try:
-        record = selectors.api_record(source, external_id)
-    except Record.DoesNotExist:
-        raise Http404(f"no record {external_id!r} from source {source!r}") from None
+    if "\x00" in source or "\x00" in external_id:  # never stored, and PostgreSQL refuses it
+        raise Http404(f"no record {external_id!r} from source {source!r}")
+    record = _record(source, external_id)
     matches = [
         {
             "kind": m.artifact.kind,
@@ -63,3 +64,17 @@ def stored_record(request, source: str, external_id: str):
         "created_at": record.created_at,
         "matches": matches,
     }
+
+
+def _record(source: str, external_id: str) -> Record:
+    """The record the path names. A source label may hold "/" as an id may ("team/laptops",
+    "notes/2026/12.md"), so each place the path can be cut is tried, the shortest label
+    first (as the route reads it)."""
+    parts = external_id.split("/")
+    for cut in range(len(parts)):
+        label, rest = "/".join([source, *parts[:cut]]), "/".join(parts[cut:])
+        try:
+            return selectors.api_record(label, rest)
+        except Record.DoesNotExist:
+            continue
+    raise Http404(f"no record {external_id!r} from source {source!r}")

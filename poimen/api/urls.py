@@ -4,6 +4,8 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.http import JsonResponse
+from django.urls import re_path
 from ninja import NinjaAPI
 
 from poimen.api import artifacts, check, errors, health, records
@@ -46,7 +48,17 @@ def _body_within_the_api_limit(view):
             # What request.body answers from here: Django's own place for the body once read
             # (it would otherwise check it against the desk's limit).
             request._body = body
-        return view(request, *args, **kwargs)
+        response = view(request, *args, **kwargs)
+        if response.status_code == 405 and not response.get("Content-Type", "").startswith(
+            "application/json"
+        ):  # django-ninja's own answer is plain text: every error of the API is JSON
+            # sorted: django-ninja lists them in no fixed order
+            allowed = ", ".join(sorted(m.strip() for m in response.get("Allow", "").split(",")))
+            detail = f"{request.method} is not allowed on {request.path}; use {allowed}"
+            json_response = JsonResponse({"detail": detail}, status=405)
+            json_response["Allow"] = allowed
+            return json_response
+        return response
 
     return within
 
@@ -61,4 +73,14 @@ for pattern in urlpatterns:
     # The desk's login wall is for people; the API asks for a bearer token instead, and its
     # schema and docs page are public.
     login_not_required(pattern.callback)
+
+
+@login_not_required
+def no_such_endpoint(request, rest: str):
+    """Every error of the API is JSON, an address it does not have too (not the desk's page)."""
+    detail = f"no endpoint {request.method} {request.path}: the endpoints are in /api/v1/docs"
+    return JsonResponse({"detail": detail}, status=404)
+
+
+urlpatterns = [*urlpatterns, re_path(r"^(?P<rest>.*)$", no_such_endpoint)]
 api_urls = (urlpatterns, app_name, namespace)

@@ -17,6 +17,7 @@ from poimen.readers.base import (
     Skipped,
     content_sha256,
     record_keys,
+    source_label_problem,
 )
 from poimen.readers.claude_code import COMPACT_SUMMARY
 from poimen.readers.sniff import read_file, read_sources
@@ -33,4 +34,5 @@ __all__ = [
     "read_file",
     "read_sources",
     "record_keys",
+    "source_label_problem",
 ]

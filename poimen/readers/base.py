@@ -88,6 +88,17 @@ def path_key(resolved: str) -> str:
     return "path-sha256:" + content_sha256(resolved)
 
 
+def source_label_problem(label: str) -> str | None:
+    """What is wrong with a source label (`--source`, a records line's "source"), or None.
+    A control character would be stored and shown as it is, on the desk and in exports."""
+    if not 0 < len(label) <= MAX_SOURCE:
+        return f"a source label has 1 to {MAX_SOURCE} characters"
+    control = next((c for c in label if ord(c) < 32 or 127 <= ord(c) < 160), None)
+    if control is not None:
+        return f"a source label holds no control character, {label!r} holds {control!r}"
+    return None
+
+
 def as_str(value) -> str:
     return value if isinstance(value, str) else ""
 

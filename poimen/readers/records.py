@@ -2,7 +2,15 @@
 
 from collections.abc import Iterator
 
-from poimen.readers.base import MAX_EXTERNAL_ID, MAX_SOURCE, Candidate, FileContext, Item, as_str
+from poimen.readers.base import (
+    MAX_EXTERNAL_ID,
+    MAX_SOURCE,
+    Candidate,
+    FileContext,
+    Item,
+    as_str,
+    source_label_problem,
+)
 
 RECORDS, CHAT = "records", "chat"
 CHAT_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
@@ -21,6 +29,9 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
     if record_id is None or isinstance(record_id, bool) or not isinstance(record_id, str | int):
         yield ctx.problem('a records line needs an "id" (a string or an integer)')
         return
+    if isinstance(record_id, str) and not record_id.strip():
+        yield ctx.problem('"id" is empty: a record is stored once by its id, so it needs one')
+        return
     if "text" not in obj:
         yield ctx.problem('line without "text"')
         return
@@ -37,6 +48,9 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
     if isinstance(source, str) and len(source) > MAX_SOURCE:
         yield ctx.problem(f'"source" is longer than {MAX_SOURCE} characters')
         return
+    if isinstance(source, str) and source and source_label_problem(source):
+        yield ctx.problem(f'"source": {source_label_problem(source)}')
+        return
     # The record's own identity, as the reader of its original gives it ("claude-code:<session>/
     # <uuid>/<block>"): a line sent by the hook and the transcript ingested are one record.
     identity = obj.get("identity")
@@ -48,7 +62,11 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         return
     # A records line is poimen's own format: its metadata is its provenance, kept as given.
     metadata = obj.get("metadata")
-    if isinstance(metadata, dict | list) and metadata:
+    if metadata is not None and not isinstance(metadata, dict):
+        # Dropped, it would lose the provenance the line meant to keep.
+        yield ctx.problem(f'"metadata" is {type(metadata).__name__}, not an object')
+        return
+    if metadata:
         ctx.suspect = True  # nested as deep as the line likes: `unstorable` walks it
     yield Candidate(
         source=source if isinstance(source, str) and source else ctx.default_source or RECORDS,
@@ -58,7 +76,7 @@ def records_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         session=as_str(obj.get("session")),
         role=as_str(obj.get("role")),
         text=text,
-        metadata=metadata if isinstance(metadata, dict) else {},
+        metadata=metadata or {},
         identity=identity or "",
     )
 

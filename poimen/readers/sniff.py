@@ -282,7 +282,11 @@ def _read_json_lines(stream, ctx: FileContext, limit: int) -> Iterator[Item]:
         if not line:
             continue
         if line[0] not in "{[":
-            yield ctx.problem("not JSON (a comment or header line?) among JSON lines")
+            try:  # a string or a number is JSON too, only not a record
+                what = f"not a JSON object but {type(json.loads(line)).__name__}"
+            except (json.JSONDecodeError, RecursionError):
+                what = "not JSON (a comment or header line?) among JSON lines"
+            yield ctx.problem(what)
             continue
         ctx.suspect = SUSPECT_ESCAPE.search(raw) is not None
         try:

@@ -26,12 +26,12 @@ from poimen.models import (
 )
 from poimen.policies import Policies
 from poimen.readers import (
-    MAX_SOURCE,
     Candidate,
     Problem,
     Skipped,
     read_sources,
     record_keys,
+    source_label_problem,
 )
 from poimen.record_decision import (
     exclusion_snapshot,
@@ -279,8 +279,9 @@ def _candidate_batches(items, size: int, result: IngestResult, on_problem, on_sk
 
 
 def check_source_label(source: str | None) -> None:
-    if source is not None and not 0 < len(source) <= MAX_SOURCE:
-        raise InputError(f"a source label has 1 to {MAX_SOURCE} characters")
+    problem = None if source is None else source_label_problem(source)
+    if problem:
+        raise InputError(problem)
 
 
 def read_input(paths: list[str], source: str | None) -> Iterator:

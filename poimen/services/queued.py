@@ -49,6 +49,9 @@ REFILTER_TASK = "poimen.refilter_batch"
 # to ask 20 times a second: 1.6 ms of CPU a look, a sixth of the command's CPU a record under
 # load, on cores the workers need.
 POLL_SECONDS = 0.5
+# A queued command whose batches no worker has taken this long says so (once): with no worker
+# running it would otherwise wait in silence, POIMEN_QUEUE_RESEND_AFTER a delivery.
+NO_WORKER_WARNING_SECONDS = 30.0
 # Publishing waits out a broker restart this long before the command gives up.
 PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
@@ -79,23 +82,30 @@ def queue_configured() -> str:
 class _Batches:
     """The batches of one queued command in flight: sent, not yet written or failed."""
 
-    def __init__(self, job: str, task: str, run: IngestRun | None = None, *, put=None):
+    def __init__(
+        self, job: str, task: str, run: IngestRun | None = None, *, put=None, on_waiting=None
+    ):
         from poimen.celery import app  # only a queued command needs Celery at all
 
         self.app, self.job, self.task, self.run = app, job, task, run
         # put(job, number, payload): stores a batch's records where its worker finds them
         self.put = put
+        # on_waiting(message): told once when no worker has taken a batch for a while
+        self.on_waiting, self.first_sent = on_waiting, None
         self.number = 0
         self.pending: dict[int, tuple[object, list, float]] = {}  # number: payload, args, sent
 
     def send(self, payload, size: int, args: list) -> None:
         self.number += 1
+        if self.first_sent is None:
+            self.first_sent = time.monotonic()
         QueuedBatch.objects.create(job=self.job, number=self.number, run=self.run, size=size)
         self.pending[self.number] = (payload, args, 0.0)
         self._publish(self.number)
 
     def _publish(self, number: int) -> None:
         from kombu.exceptions import OperationalError as BrokerError
+        from kombu.utils.url import maybe_sanitize_url
 
         payload, args, _ = self.pending[number]
         try:
@@ -109,7 +119,8 @@ class _Batches:
             )
         except (BrokerError, *_redis_errors()) as error:
             raise QueueUnavailable(
-                f"the queue's broker {settings.CELERY_BROKER_URL} cannot be reached ({error}); "
+                f"the queue's broker {maybe_sanitize_url(settings.CELERY_BROKER_URL)} cannot "
+                f"be reached ({error}); "
                 f"batches 1 to {self.number - 1} of {self.job} were sent, run it again to "
                 "send the rest (what was written is kept)"
             ) from None
@@ -131,10 +142,27 @@ class _Batches:
             if ended:
                 continue
             now = time.monotonic()
+            self._warn_if_no_worker(now)
             for number, (_, _, sent) in list(self.pending.items()):
                 if now - sent > settings.POIMEN_QUEUE_RESEND_AFTER:
                     self._publish(number)
             batch_ended_wait(self.job, POLL_SECONDS)
+
+    def _warn_if_no_worker(self, now: float) -> None:
+        if self.on_waiting is None or self.first_sent is None:
+            return
+        if now - self.first_sent < NO_WORKER_WARNING_SECONDS:
+            return
+        taken = QueuedBatch.objects.filter(job=self.job, attempts__gt=0).exists()
+        if not taken:
+            self.on_waiting(
+                f"warning: no worker has taken a batch of {self.job} in "
+                f"{NO_WORKER_WARNING_SECONDS:.0f} s: is `celery -A poimen worker` running on a "
+                "machine that reaches the broker (CELERY_BROKER_URL) and the database? The "
+                "batches wait for one; Ctrl-C stops waiting, and a run again sends only what "
+                "was not written"
+            )
+        self.on_waiting = None  # said once, or a worker is there
 
 
 def _redis_errors() -> tuple:
@@ -159,6 +187,7 @@ def records_ingest_queued(
     on_problem: Callable[[str], None] | None = None,
     on_progress: Callable[[IngestResult], None] | None = None,
     on_skipped: Callable[[str], None] | None = None,
+    on_waiting: Callable[[str], None] | None = None,
 ) -> IngestResult:
     """records_ingest with the checking and writing done by the queue's workers: the input is
     read and split here, each batch of records not stored yet is sent, and the run ends with
@@ -172,7 +201,7 @@ def records_ingest_queued(
         paths=paths, source=source, filtered=filtered, policies=Policies.load(), actor=actor
     )
     result = IngestResult(run=run)
-    batches = _Batches(f"ingest-{run.pk}", INGEST_TASK, run, put=payload_put)
+    batches = _Batches(f"ingest-{run.pk}", INGEST_TASK, run, put=payload_put, on_waiting=on_waiting)
     in_flight: set = set()
 
     def settle(below: int) -> None:
@@ -217,6 +246,7 @@ def records_refilter_queued(
     batch_size: int | None = None,
     actor=None,
     on_progress: Callable[[RefilterResult], None] | None = None,
+    on_waiting: Callable[[str], None] | None = None,
 ) -> RefilterResult:
     """records_refilter with the pages checked and written by the queue's workers: this
     process only splits the stored records into ranges of ids. A range that failed for good
@@ -225,7 +255,7 @@ def records_refilter_queued(
     batch_size = batch_size_or_default(batch_size)
     started_at = refilter_start(kind)
     result, failed = RefilterResult(), []
-    batches = _Batches(f"refilter-{uuid.uuid4().hex}", REFILTER_TASK)
+    batches = _Batches(f"refilter-{uuid.uuid4().hex}", REFILTER_TASK, on_waiting=on_waiting)
 
     def settle(below: int) -> None:
         for (first, last), row in batches.done(below=below):

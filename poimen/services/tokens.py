@@ -33,24 +33,44 @@ class NewToken:
     raw: str  # the bearer token itself: shown once, never stored
 
 
-def api_token_create(*, username: str, name: str, actor=None) -> NewToken:
-    """A new token acting as `username`, labelled `name`; the raw token is in the result only."""
+def api_token_create(
+    *, username: str, name: str, allow: tuple[str, ...] = (), actor=None
+) -> NewToken:
+    """A new token acting as `username`, labelled `name`; the raw token is in the result only.
+    `allow` (of API_PERMISSIONS) are given to the user first: nothing else in a deployment
+    gives them, as the admin changes nothing."""
     name = name.strip()
     if not 0 < len(name) <= 100:
         raise InputError("a token needs a name of 1 to 100 characters (--name)")
+    unknown = sorted(set(allow) - set(API_PERMISSIONS))
+    if unknown:
+        raise InputError(f"not an API permission: {', '.join(unknown)}")
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise InputError(f"no user {username!r}: create it first (createsuperuser, or the admin)")
+        raise InputError(f"no user {username!r}: create it first (add_user {username} --role ...)")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with transaction.atomic():
+        granted = [
+            permission
+            for permission in API_PERMISSIONS
+            if permission in allow and not user.has_perm(permission)
+        ]
+        for permission in granted:
+            app_label, codename = permission.split(".")
+            user.user_permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
         token = ApiToken.objects.create(
             key_sha256=_sha256(raw), prefix=raw[: len(TOKEN_PREFIX) + 8], name=name, user=user
         )
+        data = {"token": token.name, "prefix": token.prefix, "user": user.get_username()}
         Event.objects.log(
             Event.Type.API_TOKEN_CREATED,
             actor=actor or user,
-            data={"token": token.name, "prefix": token.prefix, "user": user.get_username()},
+            data={**data, "granted": granted} if granted else data,
         )
+    user = get_user_model().objects.get(pk=user.pk)  # its permissions read afresh
+    token.permissions = frozenset(p for p in API_PERMISSIONS if user.has_perm(p))
     return NewToken(token=token, raw=raw)
 
 

@@ -214,7 +214,7 @@ def test_the_hook_exits_0_in_time_whatever_happens(tmp_path):
         assert done.returncode == 0 and done.stdout == ""
     assert time.monotonic() - started < 10
     log = (tmp_path / ".poimen" / "hook.log").read_text()
-    assert "unchecked 1 records" in log and "hook failed" in log
+    assert "poimen is not up" in log and "hook failed" in log
 
 
 def _stop_event(transcript):

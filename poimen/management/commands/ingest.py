@@ -80,7 +80,7 @@ class Command(BaseCommand):
         }
         try:
             if queue:
-                result = records_ingest_queued(**common)
+                result = records_ingest_queued(on_waiting=self.stderr.write, **common)
             else:
                 result = records_ingest(workers=workers, **common)
         except (InputError, ArtifactUnusable) as error:

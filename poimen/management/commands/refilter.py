@@ -20,9 +20,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, kind, batch_size, queue, **options):
-        refilter = records_refilter_queued if queue else records_refilter
         try:
-            result = refilter(kind=kind, batch_size=batch_size)
+            if queue:
+                result = records_refilter_queued(
+                    kind=kind, batch_size=batch_size, on_waiting=self.stderr.write
+                )
+            else:
+                result = records_refilter(kind=kind, batch_size=batch_size)
         except (InputError, ArtifactUnusable) as error:
             raise CommandError(str(error), returncode=2) from None
         if stale := stale_artifacts():
