@@ -20,7 +20,7 @@ from django.utils.text import Truncator
 from django.utils.timezone import template_localtime
 
 from poimen.templatetags.desk import overlap_in_kind, search_hit, verdict_label, when
-from poimen.verdicts import undoable_by
+from poimen.verdicts import undo_refusal
 
 register = template.Library()
 
@@ -192,11 +192,18 @@ def _judge_cell(context, shared: _Shared, row, links, review) -> str:
             if note_error
             else ""
         )
-        if undoable_by(review, shared.user):
+        refused = undo_refusal(review, shared.user)
+        if not refused:
             out.append(
                 f'<form method="post" action="{undo_url}" hx-post="{undo_url}">\n{fields}\n'
                 '<button type="submit" class="link" data-shortcut="u" title="Undo this verdict">'
                 "Undo <kbd>u</kbd></button>\n</form>\n"
+            )
+        else:
+            # A colleague's verdict has no undo: u shows why (desk.js), where the undo would be.
+            out.append(
+                '<p class="notice error refusal" role="alert" data-undo-refusal hidden>'
+                f"{_e(refused)}</p>\n"
             )
         out.append(
             f'<details class="row-note"{" open" if note_error else ""}><summary class="small" '

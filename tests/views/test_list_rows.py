@@ -43,8 +43,9 @@ def test_every_text_of_a_row_is_escaped(logged_in, desk_data, make_record, revie
     html = logged_in.get(reverse("exclusions") + "?verdict=false_positive").content.decode()
     row = row_of(html, record)
     assert "<script>" not in row
-    # text, source, role, artifact name, reviewer, the note shown and the note field
-    assert row.count(ESCAPED) == 7, row
+    # text, source, role, artifact name, reviewer, the note shown, the note field, and the
+    # reviewer named again where a colleague's verdict has no undo
+    assert row.count(ESCAPED) == 8, row
 
 
 def test_a_row_rendered_alone_is_the_row_of_the_list(logged_in, desk_data, reviewer):

@@ -45,6 +45,10 @@ def test_a_list_row_offers_undo_of_ones_own_verdict_only(logged_in, desk_data, o
 
     assert f'action="/records/{mine_record.pk}/undo/"' in row(mine_record)
     assert "/undo/" not in row(theirs_record) and "otto" in row(theirs_record)
+    # What u shows there instead (desk.js unhides it), in verdicts.undo_refusal's words.
+    assert "data-undo-refusal hidden" in row(theirs_record)
+    assert "you can undo only your own verdicts" in row(theirs_record)
+    assert "data-undo-refusal" not in row(mine_record)
 
 
 def test_an_undo_of_a_colleagues_verdict_is_refused_wherever_it_is_posted(

@@ -118,6 +118,12 @@
     if (current && clickFirst(current, "[data-shortcut='u']")) {
       return;
     }
+    // A row with a colleague's verdict offers no undo; it says why (poimen.verdicts).
+    var refused = current && current.querySelector("[data-undo-refusal]");
+    if (refused) {
+      refused.hidden = false;
+      return;
+    }
     clickFirst(document, "[data-shortcut='u']:not([data-row] *)");
   }
 
