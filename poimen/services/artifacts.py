@@ -43,13 +43,7 @@ def _artifact_store(artifact_record: ArtifactRecord, *, actor=None) -> tuple[Art
                 actor=actor,
                 artifact=artifact,
                 kind=artifact.kind,
-                data={
-                    "name": artifact.name,
-                    "sha256": artifact.sha256,
-                    "n_tokens": artifact.n_tokens,
-                    "has_text": bool(artifact.text),
-                    "emitted_at": artifact.emitted_at.isoformat(),
-                },
+                data=_registered(artifact, emitted_at=artifact.emitted_at.isoformat()),
             )
     except IntegrityError:
         # Registered by someone else between our look and our write: theirs is the row.
@@ -82,15 +76,20 @@ def _artifact_text_fill(
                 actor=actor,
                 artifact=artifact,
                 kind=artifact.kind,
-                data={
-                    "name": artifact.name,
-                    "sha256": artifact.sha256,
-                    "n_tokens": artifact.n_tokens,
-                    "has_text": True,
-                    "text_added": True,
-                },
+                data=_registered(artifact, text_added=True),
             )
     return artifact
+
+
+def _registered(artifact: Artifact, **more) -> dict:
+    """An artifact_registered event's data: what was registered, and `more`."""
+    return {
+        "name": artifact.name,
+        "sha256": artifact.sha256,
+        "n_tokens": artifact.n_tokens,
+        "has_text": bool(artifact.text),
+        **more,
+    }
 
 
 def _usable(artifact_record: ArtifactRecord) -> ArtifactRecord:
