@@ -197,7 +197,16 @@ def test_a_batch_that_fails_for_good_is_reported_by_line_and_the_rest_is_kept(
 def test_a_broker_restarted_mid_run_loses_and_doubles_nothing(
     database, redis_server, queue_workers, command, tmp_path
 ):
-    env = queue_env(database, redis_server.url, POIMEN_QUEUE_VISIBILITY_TIMEOUT="4")
+    # A batch in flight at the stop may come back by the visibility timeout or, if the broker
+    # lost it, by the command sending it again: both must write it once. The resend is brought
+    # inside the test's time (its default is 600 s); once, on a loaded CI machine, the run
+    # outwaited the 55 s below.
+    env = queue_env(
+        database,
+        redis_server.url,
+        POIMEN_QUEUE_VISIBILITY_TIMEOUT="4",
+        POIMEN_QUEUE_RESEND_AFTER="15",
+    )
     registered(env)
     path = write_input(tmp_path / "records.jsonl", 6000)
     queue_workers(env, "one")
