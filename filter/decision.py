@@ -31,6 +31,15 @@ DEFAULT_THRESHOLD = 0.8
 DEFAULT_MIN_SHARED = 20
 # Matches from this overlap up are reported (and stored by the app), near misses included.
 DEFAULT_REPORT_FLOOR = 0.2
+# A copied passage of this many words is a pasted paragraph, cut from a record of a kind that
+# redacts even when the record as a whole is under the threshold (filter.decide). Fifty words
+# are two or three sentences: longer than any sentence a discussion quotes (a long one runs to
+# about forty words), shorter than most paragraphs.
+DEFAULT_PASTE_WORDS = 50
+# The shortest a kind's paste_words may be set to, and the passage length from which the
+# matcher reports a match whatever its overlap (as DEFAULT_REPORT_FLOOR is for thresholds):
+# under thirty words a passage may be one quoted sentence.
+DEFAULT_PASTE_FLOOR = 30
 
 
 @dataclass(frozen=True)

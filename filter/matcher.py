@@ -7,13 +7,14 @@ import numpy as np
 from filter import speedups
 from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align_many, covered
 from filter.artifacts import ArtifactRecord
+from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
 from filter.decision import (
     DEFAULT_MIN_SHARED,
+    DEFAULT_PASTE_FLOOR,
     DEFAULT_REPORT_FLOOR,
     DEFAULT_THRESHOLD,
     across_kinds,
     check_threshold,
-    coverage_exceeds,
     match_exceeds,
     mixed_coverage_exceeds,
 )
@@ -94,6 +95,8 @@ class DerivedFilter:
     default_min_shared for the kinds not in it). The rule itself is filter.decision's.
     min_overlap: matches below it are not reported, and candidates that cannot reach it are
     not aligned at all, which keeps a check cheap however many artifacts share boilerplate.
+    paste_words: a match with a passage of this many words is reported whatever its overlap
+    (a pasted paragraph: filter.decide cuts it under a kind's paste_words, never below this).
     """
 
     def __init__(
@@ -104,6 +107,7 @@ class DerivedFilter:
         default_min_shared: int = DEFAULT_MIN_SHARED,
         params: ShingleParams = DEFAULT_PARAMS,
         min_overlap: float = DEFAULT_REPORT_FLOOR,
+        paste_words: int = DEFAULT_PASTE_FLOOR,
     ):
         self.default_threshold = check_threshold(default_threshold)
         self.thresholds = {
@@ -113,6 +117,7 @@ class DerivedFilter:
         self.default_min_shared = default_min_shared
         self.params = params
         self.min_overlap = min_overlap
+        self.paste_words = paste_words
         self.artifacts: list[ArtifactRecord] = []
         self._keys: set[tuple[str, str, str]] = set()
         self._index = ShingleIndex()
@@ -172,6 +177,7 @@ class DerivedFilter:
             "default_min_shared",
             "params",
             "min_overlap",
+            "paste_words",
         ):
             settings.setdefault(name, getattr(self, name))
         twin = DerivedFilter(**settings)
@@ -330,31 +336,47 @@ class DerivedFilter:
         )
 
     def _decide(self, matches: list[Match], n_tokens: int) -> Verdict:
+        """The derived rule (filter.decide.deciding) on the measured matches. Reported are the
+        matches a decision can ever use, at any threshold from min_overlap up: those from
+        min_overlap up, those of a kind whose coverage reaches it, all of them when their
+        coverage across kinds does, and those with a passage of paste_words words or more (a
+        pasted paragraph, cut whatever the record's overlap). What is stored of a record is
+        then all a decision taken again needs."""
         matches.sort(key=lambda m: (m.exceeds, m.overlap, m.shared), reverse=True)
-        coverage, stitched = {}, []
+        coverage = {}
         for kind in sorted({m.kind for m in matches}):
-            of_kind = [m for m in matches if m.kind == kind]
-            spans = [(a.record_start, a.record_end) for m in of_kind for a in m.alignments]
+            spans = [
+                (a.record_start, a.record_end)
+                for m in matches
+                if m.kind == kind
+                for a in m.alignments
+            ]
             coverage[kind] = covered(spans) / n_tokens
-            if coverage_exceeds(
-                coverage[kind],
-                len(of_kind),
-                sum(m.shared for m in of_kind),
-                threshold=self.threshold_for(kind),
-                min_shared=self.min_shared_for(kind),
-            ):
-                stitched.append(kind)
-        # A record stitched from several artifacts of one kind is derived by their coverage.
-        decided_by = max(stitched, key=coverage.get) if stitched else None
-        reported = [m for m in matches if m.overlap >= self.min_overlap or m.exceeds]
-        mixed = self._mixed(reported, n_tokens)
-        if decided_by is None and mixed is not None and mixed.exceeds:
-            # A record pasted from artifacts of several kinds, none enough alone.
-            decided_by = mixed
-        if reported and reported[0].exceeds:
-            decided_by = reported[0]
+        floor = self.min_overlap
+        everything = self._mixed(matches, n_tokens)
+        across = everything is not None and everything.coverage >= floor
+        reported = [
+            m
+            for m in matches
+            if across
+            or m.overlap >= floor
+            or m.exceeds
+            or coverage[m.kind] >= floor
+            or max(a.record_end - a.record_start for a in m.alignments) >= self.paste_words
+        ]
+        mixed = everything if across else self._mixed(reported, n_tokens)
+        facts = Facts(
+            text="",
+            matches=reported,
+            coverage=coverage_facts(coverage, reported, floor),
+            mixed=mixed_facts(mixed, floor),
+        )
+        _, why = deciding(facts, self)
+        decided_by = None
+        if why is not None:
+            decided_by = {BY_MATCH: why.match, BY_COVERAGE: why.kind}.get(why.reason, mixed)
         return Verdict(
-            derived=decided_by is not None,
+            derived=why is not None,
             matches=reported,
             coverage=coverage,
             decided_by=decided_by,

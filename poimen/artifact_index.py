@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, DerivedFilter, ShinglingMismatch, readable
@@ -101,7 +102,11 @@ def artifact_index_load(
     """A filter holding every stored artifact (of `kind`, when given; of ids up to `up_to`,
     when given) and the stored policies (or `policies`, read by the caller)."""
     policies = policies or Policies.load()
-    derived_filter = DerivedFilter(**_filter_settings(policies), min_overlap=report_floor())
+    derived_filter = DerivedFilter(
+        **_filter_settings(policies),
+        min_overlap=report_floor(),
+        paste_words=settings.POIMEN_PASTE_FLOOR,
+    )
     artifacts = Artifact.objects.order_by("pk")
     if kind is not None:
         artifacts = artifacts.filter(kind=kind)

@@ -5,9 +5,10 @@ need of it is little, so it is summarised into a `Checked` where it is made, whi
 what lets worker processes hand verdicts back cheaply.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from filter import DerivedFilter, MixedCoverage, Verdict
+from filter.decide import Facts, remainder_texts
 from filter.normalise import word_spans
 from filter.redaction import passage_spans
 
@@ -47,6 +48,8 @@ class Checked:
     # decided_kind is then the involved kind with the largest part of the record.
     mixed: MixedCoverage | None = None
     decided_across_kinds: bool = False
+    # What a cut of every matched passage leaves still copies an artifact (filter.decide).
+    remainder_copies: bool = False
 
 
 def summarise(verdict: Verdict, text: str) -> Checked:
@@ -89,5 +92,31 @@ def summarise(verdict: Verdict, text: str) -> Checked:
 
 
 def check_texts(derived_filter: DerivedFilter, texts: list[str]) -> list[Checked]:
+    """Each text checked, with what its decision needs of the matcher: its verdict, and
+    whether what a cut would leave of it still copies an artifact."""
     verdicts = derived_filter.check_many(texts)
-    return [summarise(verdict, text) for verdict, text in zip(verdicts, texts, strict=True)]
+    checked = [summarise(verdict, text) for verdict, text in zip(verdicts, texts, strict=True)]
+    return _with_remainders(derived_filter, texts, checked)
+
+
+def _with_remainders(
+    derived_filter: DerivedFilter, texts: list[str], checked: list[Checked]
+) -> list[Checked]:
+    """remainder_copies for each record with matches: whether the text a cut of every
+    reported passage leaves still has a match the filter reports (from the reporting floor
+    up, or a pasted passage). Thresholds are never under the floor, so a remainder without one
+    is evidence under any policy; and the cut depends on no threshold, so neither does the
+    answer, which a decision taken again from stored data reads."""
+    left = {}
+    for at, (text, record) in enumerate(zip(texts, checked, strict=True)):
+        if record.matches:
+            rest = remainder_texts(Facts(text=text, matches=record.matches))
+            if rest is not None:
+                left[at] = rest
+    if not left:
+        return checked
+    verdicts = derived_filter.check_many(list(left.values()))
+    for at, verdict in zip(left, verdicts, strict=True):
+        if verdict.matches:
+            checked[at] = replace(checked[at], remainder_copies=True)
+    return checked

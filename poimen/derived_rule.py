@@ -1,22 +1,20 @@
-"""The derived rule (filter.decision) in the two other forms the app needs: as SQL, to apply a
-threshold from stored matches, and on numpy arrays, to preview one. Both are built by handing
-the one rule other operators, so they say what the matcher says (tests/filter/ and
-tests/selectors/ check the three agree on thousands of random cases).
+"""The derived rule's clauses (filter.decision) in the two other forms the app needs: as SQL,
+and on numpy arrays, for the tuning page's estimates over every threshold at once. Both are
+built by handing the one rule other operators, so they say what filter.decide says (tests/rules
+checks they agree on thousands of random cases). Decisions themselves, with their cuts, are
+filter.decide's alone (poimen.stored_decisions on stored data).
 
-What a threshold change needs of a record is stored with it: its matches (overlap, shared),
-per kind, its coverage by several artifacts (`stored_coverage`), and its coverage across kinds
-by all its stored matches (`stored_mixed`, Record.mixed_coverage).
+They read what a record stores: its matches (overlap, shared), per kind its coverage by several
+artifacts (filter.decide.coverage_facts), and its coverage across kinds (filter.decide.
+mixed_facts, Record.mixed_coverage).
 """
 
 import operator
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import replace
 
 from django.db.models import Exists, OuterRef, Q
 
-from filter import tokenise
-from filter.align import covered
 from filter.decision import (
     Operators,
     across_kinds,
@@ -25,7 +23,7 @@ from filter.decision import (
     mixed_coverage_exceeds,
 )
 from poimen.models import Match
-from poimen.policies import Policies, report_floor
+from poimen.policies import Policies
 from poimen.restatements import restatement_condition
 
 # The rule's comparisons as lookups: the left operand is a field path, the right a value.
@@ -37,7 +35,8 @@ SQL = Operators(
 
 
 def _coverage_fields(kind: str) -> tuple[str, str, str]:
-    """Where a record keeps its coverage by several artifacts of `kind` (see stored_coverage)."""
+    """Where a record keeps its coverage by several artifacts of `kind`
+    (filter.decide.coverage_facts)."""
     return (
         f"coverage__{kind}__coverage",
         f"coverage__{kind}__artifacts",
@@ -70,7 +69,7 @@ def coverage_exceeds_condition(policies: Policies, kind: str) -> Q:
     )
 
 
-# Where a record keeps its coverage across kinds (see stored_mixed).
+# Where a record keeps its coverage across kinds (filter.decide.mixed_facts).
 MIXED_FIELDS = ("mixed_coverage__coverage", "mixed_coverage__n_kinds", "mixed_coverage__shared")
 
 
@@ -114,7 +113,7 @@ def across_kinds_in_force(policies: Policies, kinds: Iterable[str]) -> tuple[flo
 
 def mixed_exceeds_stored(mixed: dict, policies: Policies) -> bool:
     """The rule's "artifacts of several kinds" half on a record's stored coverage across kinds
-    (stored_mixed), under `policies`."""
+    (filter.decide.mixed_facts), under `policies`."""
     if not mixed:
         return False
     threshold, min_shared = across_kinds_in_force(policies, mixed["kinds"])
@@ -147,68 +146,6 @@ def at_most_threshold_condition(policies: Policies, kinds: Iterable[str]) -> Q:
             "best_overlap", policies.threshold_for(kind)
         )
     return condition
-
-
-def stored_coverage(coverage: dict[str, float], matches: Iterable) -> dict[str, dict]:
-    """The per-kind coverage worth keeping on a record: what a threshold change needs to redo
-    the rule's "several artifacts of one kind" half without the text."""
-    if not coverage:
-        return {}
-    floor = report_floor()
-    kept = {}
-    for kind, share in coverage.items():
-        if share < floor:
-            continue  # a threshold is never below the floor, so this can never decide
-        of_kind = [m for m in matches if m.kind == kind]
-        kept[kind] = {
-            "coverage": share,  # unrounded, as stored_mixed's
-            "artifacts": len(of_kind),
-            "shared": sum(m.shared for m in of_kind),
-        }
-    return kept
-
-
-def stored_mixed(mixed) -> dict:
-    """The coverage across kinds worth keeping on a record (a filter.MixedCoverage, or None):
-    what a threshold change needs to redo the rule's "artifacts of several kinds" half. The
-    kinds are keys, so that SQL can ask whether a record involves one."""
-    if mixed is None or mixed.coverage < report_floor():
-        return {}  # a threshold is never below the floor, so this can never decide
-    return {
-        # unrounded: a threshold set to exactly this value must decide as the matcher does
-        "coverage": mixed.coverage,
-        "n_kinds": len(mixed.kinds),
-        "shared": mixed.shared,
-        "kinds": {kind: 1 for kind in mixed.kinds},
-    }
-
-
-def mixed_from_stored(text: str, matches: Iterable) -> dict:
-    """stored_mixed from a record's text and its stored matches (kind, shared, spans): what a
-    check against every artifact would store, for a refilter that checked one kind only. A
-    stored span starts at a token's start and ends at a token's end (filter.redaction.
-    passage_spans), so it gives back the matcher's token range exactly."""
-    from filter import MixedCoverage
-
-    matches = list(matches)
-    kinds = tuple(sorted({m.kind for m in matches}))
-    if len(kinds) < 2:
-        return {}
-    tokens = tokenise(text)
-    ranges = [
-        (bisect_left(tokens.starts, start), bisect_right(tokens.ends, end))
-        for m in matches
-        for start, end in m.spans
-    ]
-    return stored_mixed(
-        MixedCoverage(
-            coverage=covered(ranges) / max(len(tokens.words), 1),
-            kinds=kinds,
-            shared=sum(m.shared for m in matches),
-            threshold=1.0,  # not stored: the threshold in force is read when deciding
-            min_shared=0,
-        )
-    )
 
 
 def derived_by_rows(

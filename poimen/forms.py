@@ -20,7 +20,7 @@ from poimen.selectors import (
     kinds_known,
     runs_for_filter,
 )
-from poimen.services import NOTE_MAX_LENGTH, UNCHECKED, threshold_check
+from poimen.services import NOTE_MAX_LENGTH, UNCHECKED, check_paste_words, threshold_check
 
 VERDICT_FILTER_CHOICES = [
     ("", "any verdict"),
@@ -320,11 +320,19 @@ class KindPolicyForm(forms.Form):
     on_derived = forms.ChoiceField(
         choices=KindPolicy.OnDerived.choices, widget=forms.RadioSelect, label="A derived record"
     )
+    paste_words = forms.CharField(
+        label="Cut a copied passage of at least this many words, whatever the record's overlap"
+    )
     reason = forms.CharField(
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": "why this policy"}),
         error_messages={"required": "Say why: the reason goes into the audit log."},
     )
+    # Set by the preview's confirmation: without it, saving shows what would move first.
+    confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def clean_paste_words(self):
+        return check_paste_words(self.cleaned_data["paste_words"])
 
 
 class ThresholdPreviewForm(forms.Form):

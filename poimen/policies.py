@@ -1,12 +1,12 @@
 """The derived rule's settings per kind, as the database holds them, and the app's defaults.
 
 A kind without a KindPolicy row uses the defaults in settings (POIMEN_DEFAULT_THRESHOLD,
-POIMEN_DEFAULT_MIN_SHARED, POIMEN_DEFAULT_ON_DERIVED); everything that needs a kind's threshold,
-or what a derived record of the kind gets, asks a Policies.
+POIMEN_DEFAULT_MIN_SHARED, POIMEN_DEFAULT_ON_DERIVED, POIMEN_DEFAULT_PASTE_WORDS); everything
+that needs a kind's threshold, or what a derived record of the kind gets, asks a Policies.
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.db import connection
@@ -28,6 +28,7 @@ class Policies:
     thresholds: dict[str, float]
     min_shared: dict[str, int]
     on_derived: dict[str, str] = field(default_factory=dict)
+    paste_words: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, *, lock: bool = False) -> "Policies":
@@ -45,7 +46,9 @@ class Policies:
     @classmethod
     def _read(cls) -> "Policies":
         return cls.from_rows(
-            KindPolicy.objects.values("kind", "threshold", "min_shared", "on_derived")
+            KindPolicy.objects.values(
+                "kind", "threshold", "min_shared", "on_derived", "paste_words"
+            )
         )
 
     @classmethod
@@ -57,6 +60,7 @@ class Policies:
             thresholds={p["kind"]: p["threshold"] for p in rows},
             min_shared={p["kind"]: p["min_shared"] for p in rows},
             on_derived={p["kind"]: p["on_derived"] for p in rows},
+            paste_words={p["kind"]: p["paste_words"] for p in rows if "paste_words" in p},
         )
 
     @property
@@ -72,6 +76,15 @@ class Policies:
 
     def on_derived_for(self, kind: str) -> str:
         return self.on_derived.get(kind, settings.POIMEN_DEFAULT_ON_DERIVED)
+
+    def paste_words_for(self, kind: str) -> int:
+        return self.paste_words.get(kind, settings.POIMEN_DEFAULT_PASTE_WORDS)
+
+    def with_values(self, kind: str, **values) -> "Policies":
+        """These policies with `kind`'s threshold, on_derived or paste_words as given: what a
+        change is decided under, before it is written (its preview too)."""
+        changed = {name: {**getattr(self, name), kind: value} for name, value in values.items()}
+        return replace(self, **changed)
 
     def redacts(self, kind: str) -> bool:
         """A derived record of `kind` has its copied passages cut rather than being excluded."""

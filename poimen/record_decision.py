@@ -1,89 +1,40 @@
-"""A candidate under the filter's verdict: the unsaved Record and Matches that ingest stores
-and the API answers with, and what a derived_excluded event says of it. One decision for
-both: the API stores exactly what ingest would, and answers exactly what it stores."""
+"""A candidate under the filter's decision: the unsaved Record and Matches that ingest stores
+and the API answers with, and what an event says of a decision. One decision for all
+(filter.decide): the API stores exactly what ingest would, and answers exactly what it stores.
+"""
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from filter.decide import Decision, Facts, coverage_facts, decide, mixed_facts
+from filter.decision import across_kinds
 from poimen.artifact_index import ArtifactIndex
-from poimen.checked import Checked, CheckedMatch
-from poimen.derived_rule import across_kinds_in_force, stored_coverage, stored_mixed
-from poimen.models import IngestRun, Match, Record
+from poimen.checked import Checked
+from poimen.models import Event, IngestRun, Match, Record
 from poimen.policies import Policies, report_floor
 from poimen.readers import Candidate, content_sha256
-from poimen.redaction import redaction_apply
-from poimen.restatements import restatement_excluded, restatement_kind
+from poimen.restatements import restatement_kind
+
+# The event a decision that excludes or redacts a record writes; any other status change
+# (a release) is a status_changed event.
+DECISION_EVENTS = {
+    Record.Status.EXCLUDED: Event.Type.DERIVED_EXCLUDED,
+    Record.Status.REDACTED: Event.Type.DERIVED_REDACTED,
+}
 
 
-def restatement_excludes(record: Record, policies: Policies) -> bool:
-    """Whether a restatement (a compact summary, ...) is excluded under its kind's policy."""
-    kind = restatement_kind(record.metadata)
-    return kind is not None and restatement_excluded(kind, policies)
-
-
-def exclusion_snapshot(
-    record: Record, checked: Checked, artifact_index: ArtifactIndex
-) -> tuple[int, dict]:
-    """The decisive artifact's id and the event data of a derived_excluded event (or of a
-    derived_redacted one: with the cut spans)."""
-    kind, match = checked.decided_kind, checked.decided_match
-    threshold = artifact_index.policies.threshold_for(kind)
-    across = {}
-    if checked.decided_across_kinds:  # name the largest part, and every artifact that matched
-        match = next((m for m in checked.matches if m.kind == kind), None)
-        mixed = checked.mixed
-        overlap, how, shared = mixed.coverage, "coverage across kinds", mixed.shared
-        threshold, _ = across_kinds_in_force(artifact_index.policies, mixed.kinds)
-        across = {"matched": matched_names(checked.matches), "kinds": list(mixed.kinds)}
-    elif match is None:  # decided by the kind's coverage: name its best artifact
-        match = next((m for m in checked.matches if m.kind == kind), None)
-        overlap, how = checked.coverage[kind], "coverage"
-        shared = match.shared if match else None
-    else:
-        overlap, how, shared = match.overlap, "overlap", match.shared
-    artifact = match.artifact if match else None
-    return artifact_index.artifact_ids[artifact] if artifact else None, {
-        **record_snapshot(record),
-        "artifact": (
-            {"kind": kind, "name": artifact[1], "sha256": artifact[2]} if artifact else None
-        ),
-        "overlap": round(overlap, 6),
-        "threshold": threshold,
-        "decided_by": how,
-        "shared": shared,
-        **across,
-        **_cut_snapshot(record),
-    }
-
-
-def across_kinds_snapshot(mixed: dict, policies: Policies) -> dict:
-    """What an event of a decision taken again from stored data says of the record's coverage
-    across kinds (nothing when it has none): the coverage, the threshold in force, the kinds."""
-    if not mixed:
-        return {}
-    threshold, _ = across_kinds_in_force(policies, mixed["kinds"])
-    return {
-        "across_kinds": {
-            "coverage": round(mixed["coverage"], 6),
-            "threshold": threshold,
-            "kinds": ", ".join(sorted(mixed["kinds"])),
-        }
-    }
-
-
-def matched_names(matches: Iterable[CheckedMatch]) -> str:
-    """What a record matched, as an event names it: "skill/a 0.62 + reference/b 0.58"."""
-    return " + ".join(f"{m.kind}/{m.artifact[1]} {m.overlap:.2f}" for m in matches)
-
-
-def _cut_snapshot(record: Record) -> dict:
-    """What a derived_redacted event says of the cut (nothing for an exclusion)."""
-    if not record.cut_spans:
-        return {}
-    return {
-        "spans": record.cut_spans,
-        "cut_characters": sum(end - start for start, end in record.cut_spans),
-    }
+def checked_facts(text: str, metadata: dict, checked: Checked) -> Facts:
+    """What the decision reads of a freshly checked record: what stored_facts reads of it
+    once stored (the same matches, coverage and remainder answer), so the two agree."""
+    floor = report_floor()
+    return Facts(
+        text=text,
+        matches=checked.matches,
+        coverage=coverage_facts(checked.coverage, checked.matches, floor),
+        mixed=mixed_facts(checked.mixed, floor),
+        restatement=restatement_kind(metadata),
+        remainder_copies=checked.remainder_copies,
+    )
 
 
 def record_snapshot(record: Record) -> dict:
@@ -125,45 +76,34 @@ def _record_from(candidate: Candidate, run: IngestRun | None) -> Record:
     return Record(*[values[attname] for attname in _RECORD_ATTNAMES])
 
 
-def reported_matches(checked: Checked) -> list[CheckedMatch]:
-    """The matches kept of a verdict: those from the reporting floor up, near misses included."""
-    if not checked.matches:
-        return []  # most records: no need to read the floor (a setting, slow to read)
-    floor = report_floor()
-    return [m for m in checked.matches if m.overlap >= floor]
-
-
 def thresholds_in_force(policies: Policies, kinds: Iterable[str]) -> dict[str, float]:
     """What a run records as its thresholds: each kind's with a policy or an artifact."""
     return {kind: policies.threshold_for(kind) for kind in set(policies.thresholds) | set(kinds)}
 
 
-def _filtered(target, checked: Checked, policies: Policies) -> list[CheckedMatch]:
-    """Set the filter's decision on `target` (a Record, or a Decision); return the matches
-    kept of it (from the reporting floor up)."""
-    kept = reported_matches(checked)
-    target.derived = checked.derived
-    target.coverage = stored_coverage(checked.coverage, checked.matches)
-    target.mixed_coverage = stored_mixed(checked.mixed)
-    redaction_apply(target, kept, policies)
-    return kept
+def decision_set(target, facts: Facts, decision: Decision) -> None:
+    """Put `decision` (made of `facts`) on `target`, a Record or a CandidateDecision: what is
+    stored of it. The status is the filter's; a reviewer's verdict is the caller's to apply."""
+    target.derived = decision.derived
+    target.coverage = facts.coverage
+    target.mixed_coverage = facts.mixed
+    target.remainder_copies = facts.remainder_copies
+    target.cut_spans = [list(cut) for cut in decision.cuts]
+    target.evidence_text = decision.evidence_text
+    target.status = decision.status
 
 
-def _status_decided(target, checked: Checked, policies: Policies) -> None:
-    """A new record's status from the filter's decision (and its restatement policy)."""
-    if checked.derived:
-        target.status = target.filter_status
-    elif restatement_excludes(target, policies):
-        target.derived, target.status = True, Record.Status.EXCLUDED
-
-
-def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactIndex) -> list[Match]:
-    """Set the filter's decision on `record`; return its unsaved matches (for the floor up)."""
-    kept = _filtered(record, checked, artifact_index.policies)
-    best = max(kept, key=lambda m: m.overlap, default=None)
+def apply_checked(
+    record: Record, checked: Checked, artifact_index: ArtifactIndex
+) -> tuple[Decision, list[Match]]:
+    """Decide `record` from a fresh check; return the decision and its unsaved matches."""
+    facts = checked_facts(record.text, record.metadata, checked)
+    decision = decide(facts, artifact_index.policies)
+    decision_set(record, facts, decision)
+    best = max(checked.matches, key=lambda m: m.overlap, default=None)
     record.best_overlap = round(best.overlap, 6) if best else 0.0
     record.best_artifact_id = artifact_index.artifact_ids[best.artifact] if best else None
-    return [
+    return decision, [
         Match(
             record=record,
             artifact_id=artifact_index.artifact_ids[m.artifact],
@@ -175,7 +115,7 @@ def apply_checked(record: Record, checked: Checked, artifact_index: ArtifactInde
             spans=[list(span) for span in m.spans],
             artifact_ranges=[list(r) for r in m.artifact_ranges],
         )
-        for m in kept
+        for m in checked.matches
     ]
 
 
@@ -185,22 +125,22 @@ def record_decided(
     artifact_index: ArtifactIndex | None,
     *,
     run: IngestRun | None = None,
-) -> tuple[Record, list[Match]]:
-    """The record `candidate` becomes under the filter's verdict (None: unfiltered), unsaved,
-    and its matches: what ingest stores (and candidate_decided answers without storing)."""
+) -> tuple[Record, Decision | None, list[Match]]:
+    """The record `candidate` becomes under the filter's decision (None: unfiltered),
+    unsaved, the decision and the record's matches: what ingest stores (and
+    candidate_decided answers without storing)."""
     record = _record_from(candidate, run)
     if checked is None:
-        return record, []
-    matches = apply_checked(record, checked, artifact_index)
-    _status_decided(record, checked, artifact_index.policies)
-    return record, matches
+        return record, None, []
+    decision, matches = apply_checked(record, checked, artifact_index)
+    return record, decision, matches
 
 
 _DEFAULT_STATUS = Record._meta.get_field("status").default
 
 
 @dataclass(slots=True)
-class Decision:
+class CandidateDecision:
     """What record_decided decides of a candidate, without the Record and its Matches (a
     third of a check's cost): what the API answers when it stores nothing."""
 
@@ -211,17 +151,83 @@ class Decision:
     derived: bool = False
     coverage: dict = field(default_factory=dict)
     mixed_coverage: dict = field(default_factory=dict)
+    remainder_copies: bool = False
     cut_spans: list = field(default_factory=list)
     evidence_text: str = ""
-
-    filter_status = Record.filter_status
 
 
 def candidate_decided(
     candidate: Candidate, checked: Checked, artifact_index: ArtifactIndex
-) -> Decision:
-    """record_decided's decision of `candidate` under the filter's verdict, as plain data."""
-    decided = Decision(source=candidate.source, text=candidate.text, metadata=candidate.metadata)
-    _filtered(decided, checked, artifact_index.policies)
-    _status_decided(decided, checked, artifact_index.policies)
+) -> CandidateDecision:
+    """record_decided's decision of `candidate`, as plain data."""
+    decided = CandidateDecision(
+        source=candidate.source, text=candidate.text, metadata=candidate.metadata
+    )
+    facts = checked_facts(candidate.text, candidate.metadata, checked)
+    decision_set(decided, facts, decide(facts, artifact_index.policies))
     return decided
+
+
+def matched_names(matches: Iterable) -> str:
+    """What a record matched, as an event names it: "skill/a 0.62 + reference/b 0.58"."""
+    return " + ".join(f"{m.artifact[0]}/{m.artifact[1]} {m.overlap:.2f}" for m in matches)
+
+
+def decision_data(record: Record, decision: Decision | None, policies: Policies) -> dict:
+    """What an event says of a record's decision, for every path that decides (ingest, the
+    API, refilter, a threshold or policy change): where the record came from, what decided
+    and against which threshold, its coverage across kinds (which a release is also
+    measured against), and the cut of a redaction."""
+    data = record_snapshot(record)
+    mixed = record.mixed_coverage
+    if mixed:
+        threshold = float(across_kinds(*(policies.threshold_for(k) for k in mixed["kinds"])))
+        data["across_kinds"] = {
+            "coverage": round(mixed["coverage"], 6),
+            "threshold": threshold,
+            "kinds": ", ".join(sorted(mixed["kinds"])),
+        }
+    if decision is not None and decision.reason is not None:
+        match = decision.match
+        data.update(
+            artifact=(
+                {"kind": match.artifact[0], "name": match.artifact[1], "sha256": match.artifact[2]}
+                if match is not None
+                else None
+            ),
+            overlap=round(decision.value, 6),
+            threshold=decision.threshold,
+            decided_by=decision.reason,
+            shared=decision.shared,
+        )
+        if len(decision.decided) > 1:  # name every artifact that matched
+            data["matched"] = matched_names(m for found in decision.decided.values() for m in found)
+            data["kinds"] = sorted(decision.decided)
+    if record.cut_spans:
+        data["spans"] = record.cut_spans
+        data["cut_characters"] = sum(end - start for start, end in record.cut_spans)
+    return data
+
+
+def decision_event(
+    record: Record,
+    decision: Decision | None,
+    policies: Policies,
+    *,
+    artifact_id=None,
+    data=None,
+    **about,
+) -> Event:
+    """The one event a decision writes of a record (unsaved, for a batch): derived_excluded
+    or derived_redacted when it excludes or redacts it, status_changed otherwise (a
+    release). `about`: actor, run; `data`: what the path adds (the run, the cause, ...)."""
+    kind = decision.kind if decision is not None and decision.kind else ""
+    return Event.objects.log(
+        DECISION_EVENTS.get(record.status, Event.Type.STATUS_CHANGED),
+        record=record,
+        artifact_id=artifact_id,
+        kind=kind,
+        data={**decision_data(record, decision, policies), **(data or {})},
+        save=False,
+        **about,
+    )

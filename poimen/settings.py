@@ -5,7 +5,13 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
-from filter.decision import DEFAULT_MIN_SHARED, DEFAULT_REPORT_FLOOR, DEFAULT_THRESHOLD
+from filter.decision import (
+    DEFAULT_MIN_SHARED,
+    DEFAULT_PASTE_FLOOR,
+    DEFAULT_PASTE_WORDS,
+    DEFAULT_REPORT_FLOOR,
+    DEFAULT_THRESHOLD,
+)
 from poimen.database_url import parse_database_url
 
 # The source tree (or, for an installed package, site-packages): code, never data.
@@ -176,6 +182,11 @@ POIMEN_DEFAULT_MIN_SHARED = int(os.environ.get("POIMEN_DEFAULT_MIN_SHARED", DEFA
 # What a derived record of a new kind gets: "redact" (its copied passages are cut, the rest stays
 # evidence) or "exclude" (the whole record). Kinds that existed before redaction kept "exclude".
 POIMEN_DEFAULT_ON_DERIVED = os.environ.get("POIMEN_DEFAULT_ON_DERIVED", "redact")
+# A copied passage of this many words is cut from a record of a kind that redacts even when the
+# record as a whole is under the threshold (filter.decide); a kind's own may not go below the
+# floor, from which the matcher reports such passages (as POIMEN_REPORT_FLOOR for thresholds).
+POIMEN_DEFAULT_PASTE_WORDS = int(os.environ.get("POIMEN_DEFAULT_PASTE_WORDS", DEFAULT_PASTE_WORDS))
+POIMEN_PASTE_FLOOR = int(os.environ.get("POIMEN_PASTE_FLOOR", DEFAULT_PASTE_FLOOR))
 # A record bigger than this is reported and skipped rather than stored.
 POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
 # A JSON document (a ChatGPT export) is parsed whole: this bounds the memory that takes.

@@ -152,12 +152,16 @@ def tuner(reviewer):
 @pytest.fixture
 def desk_data(db, tmp_path, make_artifact):
     """Three skills and records ingested through the real pipeline: a verbatim copy, a copy
-    behind a <script> line, a near miss (half a skill inside a longer turn), unrelated text.
-    Returns a dict of the records by role."""
+    behind a <script> line, a near miss (a third of a skill inside a longer turn), unrelated
+    text. Returns a dict of the records by role. The skill kind's paste_words is set past any
+    passage, so that the near miss stays the evidence the desk's tests review (a pasted
+    passage is cut under the default: tests/services/test_pasted_passages.py)."""
     import json
 
-    from poimen.models import Record
+    from poimen.models import KindPolicy, Record
     from poimen.services import records_ingest
+
+    KindPolicy.objects.create(kind="skill", paste_words=1_000_000)
 
     make_artifact(name="release-notes")
     make_artifact(name="incident-review")

@@ -9,7 +9,6 @@ from pydantic import StrictBool, WithJsonSchema
 from poimen.api.auth import require_permission
 from poimen.api.errors import error_responses, too_large
 from poimen.models import Record
-from poimen.record_decision import reported_matches
 from poimen.services.checks import CheckedItem, CheckResult, records_check
 
 router = Router(tags=["check"])
@@ -108,7 +107,7 @@ def _matches(item: CheckedItem) -> list[dict]:
             "threshold": match.threshold,
             "spans": match.spans,
         }
-        for match in reported_matches(item.checked)
+        for match in (item.checked.matches if item.checked else ())
     ]
 
 

@@ -55,6 +55,10 @@ def default_on_derived() -> str:
     return settings.POIMEN_DEFAULT_ON_DERIVED
 
 
+def default_paste_words() -> int:
+    return settings.POIMEN_DEFAULT_PASTE_WORDS
+
+
 class KindPolicy(models.Model):
     """The filter's settings for one kind of artifact; a kind without a row uses the defaults
     (poimen.policies says which values hold)."""
@@ -69,6 +73,9 @@ class KindPolicy(models.Model):
     on_derived = models.CharField(
         max_length=10, choices=OnDerived.choices, default=default_on_derived
     )
+    # A copied passage of this many words is cut even when the record is under the threshold
+    # (filter.decide), when the kind redacts.
+    paste_words = models.PositiveIntegerField(default=default_paste_words)
 
     class Meta:
         verbose_name_plural = "kind policies"

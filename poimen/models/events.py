@@ -55,6 +55,7 @@ class Event(models.Model):
         REVIEW_BULK_UNDONE = "review_bulk_undone", "Bulk verdict undone"
         ARTIFACT_REGISTERED = "artifact_registered"
         RECORDS_REFILTERED = "records_refiltered"
+        DERIVED_VERIFIED = "derived_verified", "Evidence verified"
         USER_ADDED = "user_added"
         LOGIN_LOCKED_OUT = "login_locked_out"
         LOGIN_UNLOCKED = "login_unlocked"

@@ -72,13 +72,17 @@ class Record(models.Model):
     coverage = models.JSONField(default=dict, blank=True)
     # Share of the record inside passages of its matches of all kinds together, when they are
     # of two kinds or more (filter's MixedCoverage): {"coverage", "n_kinds", "shared",
-    # "kinds": {kind: 1}} (poimen.derived_rule.stored_mixed), for the same replay. Empty for
+    # "kinds": {kind: 1}} (filter.decide.mixed_facts), for the same replay. Empty for
     # records checked before it existed, until a refilter (docs/architecture.md).
     mixed_coverage = models.JSONField(default=dict, blank=True)
     # The filter's redaction, kept whatever a reviewer decides: `text`'s cuts as [start, end)
     # pairs (filter.redaction) and the evidence text they make; empty unless it redacted.
     cut_spans = models.JSONField(default=list, blank=True)
     evidence_text = models.TextField(blank=True)
+    # Whether what a cut of every matched passage leaves still copies an artifact (the matcher
+    # on that text, at check time): such a record is excluded whole rather than redacted
+    # (filter.decide). It depends on no threshold, so a decision taken again reads it.
+    remainder_copies = models.BooleanField(default=False)
     # Denormalised from the best Match so the review lists sort and filter without a join.
     best_overlap = models.FloatField(default=0.0)
     best_artifact = models.ForeignKey(
@@ -129,10 +133,11 @@ class Record(models.Model):
 
     @property
     def filter_status(self) -> str:
-        """The filter's own decision: evidence, redacted (when cuts were kept) or excluded."""
-        if not self.derived:
-            return Record.Status.EVIDENCE
-        return Record.Status.REDACTED if self.cut_spans else Record.Status.EXCLUDED
+        """The filter's own decision: redacted (when cuts were kept: a derived record's, or a
+        pasted passage's), excluded (derived, nothing kept) or evidence."""
+        if self.cut_spans:
+            return Record.Status.REDACTED
+        return Record.Status.EXCLUDED if self.derived else Record.Status.EVIDENCE
 
     @property
     def evidence(self) -> str | None:

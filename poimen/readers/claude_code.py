@@ -8,7 +8,9 @@ other line types (summary, system, progress, file-history-snapshot, queue-operat
 are skipped and counted by what they are. A sub-agent's lines (`isSidechain`, `agentId`, in
 agent-*.jsonl files) keep the agent as provenance; `isMeta` lines (what Claude Code injects:
 a loaded skill, a command's caveat) are read and marked; the summary `/compact` writes
-(`isCompactSummary`) is marked as the session's own restatement.
+(`isCompactSummary`) is marked as the session's own restatement, and so is the answer of a
+compaction sub-agent (`agentId` "acompact-…", in subagents/agent-acompact-*.jsonl), which holds
+the same summary word for word.
 """
 
 from collections.abc import Iterator
@@ -18,6 +20,8 @@ from poimen.readers.base import MAX_EXTERNAL_ID, FileContext, Item, Skipped, as_
 CLAUDE_CODE = "claude-code"
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 COMPACT_SUMMARY = "compact-summary"
+# The agent id (and file name) prefix of the sub-agent that writes a compact summary.
+COMPACTION_AGENT = "acompact"
 
 
 def is_claude_code_line(obj: dict) -> bool:
@@ -62,6 +66,8 @@ def claude_code_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
         "meta": True if obj.get("isMeta") is True else None,
         "restatement": COMPACT_SUMMARY if obj.get("isCompactSummary") is True else None,
     }
+    if role == "assistant" and _compaction_agent(obj, ctx):
+        line_provenance["restatement"] = COMPACT_SUMMARY
     for index, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         tool = tool_use_id = None
@@ -94,6 +100,12 @@ def claude_code_line(obj: dict, ctx: FileContext) -> Iterator[Item]:
             is_error=True if kind == "tool_result" and block.get("is_error") is True else None,
             **line_provenance,
         )
+
+
+def _compaction_agent(obj: dict, ctx: FileContext) -> bool:
+    """The line is a compaction sub-agent's (by its agent id, or its file's name)."""
+    agent = as_str(obj.get("agentId")) or ""
+    return agent.startswith(COMPACTION_AGENT) or ctx.stem.startswith(f"agent-{COMPACTION_AGENT}")
 
 
 def _tool_result_text(content, ctx: FileContext) -> Iterator[Skipped]:

@@ -34,6 +34,11 @@ def on_derived_for(kind: str) -> str:
     return Policies.load().on_derived_for(kind)
 
 
+def paste_words_for(kind: str) -> int:
+    """From how many words a copied passage of `kind` is cut whatever the record's overlap."""
+    return Policies.load().paste_words_for(kind)
+
+
 def default_threshold() -> float:
     """The threshold of a kind without a policy of its own."""
     return Policies.load().threshold_for("")

@@ -5,7 +5,7 @@ the kind's stored matches and coverage, so it answers as a threshold change woul
 """
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection
@@ -30,10 +30,9 @@ from poimen.derived_rule import (
     derived_condition,
     without_kind,
 )
-from poimen.models import Artifact, Match, Record, ThresholdChange
+from poimen.models import Artifact, Event, Match, Record, ThresholdChange
 from poimen.planning import without_jit
 from poimen.policies import Policies
-from poimen.redaction import redactions_from_stored
 from poimen.selectors.cache import cached, data_version, decision_version, kept_in_process
 from poimen.selectors.common import UNREVIEWED, VERDICTS
 from poimen.selectors.kinds import kinds_known
@@ -99,18 +98,24 @@ class PreviewSample:
 
 @dataclass
 class ThresholdPreview:
+    """What a threshold change would do: the dry run of the change itself (services.
+    threshold_change(dry_run=True): the same decisions, nothing written), and matches on
+    either side of the value for a look."""
+
     kind: str
     value: float
     current: float
     newly_excluded: int
     newly_released: int
     newly_redacted: int
-    flagged: dict[str, int]
+    kept_by_review: int
+    flagged: dict[str, int]  # the records held by reviewers' verdicts, by verdict
+    moves: list[tuple[str, str, int]]  # (from, to, how many)
     sample: list[PreviewSample]
 
     @property
     def flagged_total(self) -> int:
-        return sum(self.flagged.values())
+        return self.kept_by_review
 
 
 VERDICT_CODES = {None: 0, **{v: n for n, v in enumerate(VERDICTS[1:], start=1)}}
@@ -283,25 +288,10 @@ def decision_table(kind: str) -> tuple[DecisionTable, np.ndarray]:
     return table, verdicts
 
 
-def threshold_preview(kind: str, value: float) -> ThresholdPreview:
-    """What setting `kind`'s threshold to `value` would do, from the stored matches: the rule
-    services.threshold_change applies, on a decision table.
-
-    Newly excluded or redacted: evidence the filter would now call derived, as the kind's
-    policy and its stored spans would decide it (newly_redacted); newly released: exclusions
-    and redactions it would no longer call derived. Records a reviewer has judged keep their
-    verdict and are counted apart, by verdict."""
-    current = Policies.load().threshold_for(kind)
-    table, verdict = decision_table(kind)
-    derived_after = table.derived_at(value)
-    flips = derived_after != table.derived
-    by_verdict = np.bincount(verdict[flips], minlength=len(VERDICTS))
-    unreviewed = int(by_verdict[0])
-    flagged = {verdict: int(by_verdict[n]) for verdict, n in VERDICT_CODES.items() if verdict}
-    newly_derived_ids = table.ids[flips & derived_after & (verdict == 0)]
-    newly_derived = len(newly_derived_ids)
-    newly_redacted = _redacted_among(kind, value, newly_derived_ids.tolist())
-
+def threshold_preview(kind: str, value: float, dry_run) -> ThresholdPreview:
+    """What setting `kind`'s threshold to `value` would do: `dry_run` is the change's own dry
+    run (services.threshold_change with dry_run=True, a DecisionCounts), which decides the
+    records as applying it would; with stored matches on either side of the value."""
     near = Match.objects.filter(artifact__kind=kind).select_related("artifact", "record__review")
     near = near.only(
         "id", "overlap", "record_id", "artifact__name", "record__status", "record__review__verdict"
@@ -323,39 +313,54 @@ def threshold_preview(kind: str, value: float) -> ThresholdPreview:
     return ThresholdPreview(
         kind=kind,
         value=value,
-        current=current,
-        newly_excluded=newly_derived - newly_redacted,
-        newly_released=unreviewed - newly_derived,
-        newly_redacted=newly_redacted,
-        flagged=flagged,
+        current=Policies.load().threshold_for(kind),
+        newly_excluded=dry_run.excluded,
+        newly_released=dry_run.released,
+        newly_redacted=dry_run.redacted,
+        kept_by_review=dry_run.kept_by_review,
+        flagged=dict(dry_run.kept_by_verdict),
+        moves=dry_run.move_rows,
         sample=sample,
     )
-
-
-def _redacted_among(kind: str, value: float, ids: list[int]) -> int:
-    """How many of the records `ids` (evidence that `kind`'s threshold at `value` makes
-    derived) would be redacted rather than excluded: the rule threshold_change applies
-    (poimen.redaction, from stored spans), run on the records unsaved. Only a redacting kind
-    reads their text, to count the words a cut would leave."""
-    policies = Policies.load()
-    if not ids or not policies.redacts(kind):
-        return 0
-    at_value = replace(policies, thresholds={**policies.thresholds, kind: value})
-    redacted = 0
-    for start in range(0, len(ids), 1000):
-        chunk = list(
-            Record.objects.filter(pk__in=ids[start : start + 1000]).only(
-                "text", "coverage", "mixed_coverage"
-            )
-        )
-        for record in chunk:
-            record.derived = True
-        redactions_from_stored(chunk, at_value)
-        redacted += sum(1 for record in chunk if record.cut_spans)
-    return redacted
 
 
 def threshold_changes(kind: str, limit: int = 20) -> list[ThresholdChange]:
     return list(
         ThresholdChange.objects.filter(kind=kind).select_related("actor").order_by("-id")[:limit]
     )
+
+
+@dataclass(frozen=True)
+class KindChange:
+    """One change of a kind's threshold or policy, as the tuning page's history lists it."""
+
+    what: str  # "threshold" or "policy"
+    old: str
+    new: str
+    reason: str
+    moved: int | None  # records whose status moved (None: not recorded before it was)
+    at: object
+    actor: object
+
+
+def kind_changes(kind: str, limit: int = 20) -> list[KindChange]:
+    """The kind's threshold and policy changes, newest first, from their events."""
+    events = (
+        Event.objects.filter(
+            kind=kind, type__in=[Event.Type.THRESHOLD_CHANGED, Event.Type.POLICY_CHANGED]
+        )
+        .select_related("actor")
+        .order_by("-id")[:limit]
+    )
+    return [
+        KindChange(
+            what="threshold" if event.type == Event.Type.THRESHOLD_CHANGED else "policy",
+            old=str(event.data.get("old", "")),
+            new=str(event.data.get("new", "")),
+            reason=event.data.get("reason", ""),
+            moved=event.data.get("moved"),
+            at=event.created_at,
+            actor=event.actor,
+        )
+        for event in events
+    ]

@@ -24,7 +24,7 @@ from poimen.services.export import (
     records_export_chunks,
 )
 from poimen.services.ingest import IngestResult, records_ingest
-from poimen.services.kind_policies import PolicyResult, kind_policy_change
+from poimen.services.kind_policies import PolicyResult, check_paste_words, kind_policy_change
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
 from poimen.services.refilter import RefilterResult, records_refilter
 from poimen.services.reviews import (
@@ -56,6 +56,7 @@ from poimen.services.thresholds import (
     ThresholdResult,
     threshold_change,
     threshold_check,
+    threshold_preview,
 )
 from poimen.services.verify import Offender, VerifyResult, derived_verify
 
@@ -78,6 +79,7 @@ __all__ = [
     "artifacts_import",
     "derived_verify",
     "kind_policy_change",
+    "check_paste_words",
     "login_lockout_record",
     "login_unlock",
     "manifest_export",
@@ -114,6 +116,7 @@ __all__ = [
     "second_review_route",
     "role_assign",
     "threshold_change",
+    "threshold_preview",
     "threshold_check",
     "user_add",
 ]

@@ -23,7 +23,7 @@ from poimen.models import ApiToken, Event, IngestRun, Record
 from poimen.readers import Candidate, Problem
 from poimen.readers.base import FileContext, too_big, unstorable
 from poimen.readers.records import records_line
-from poimen.record_decision import Decision, candidate_decided
+from poimen.record_decision import CandidateDecision, candidate_decided
 from poimen.services.ingest import (
     IngestResult,
     candidates_ingest,
@@ -35,11 +35,11 @@ API_SOURCE = "api"
 
 @dataclass
 class CheckedItem:
-    """One item's answer: its decision (the Record stored now, or the plain Decision of a record
-    not stored) or why it was refused."""
+    """One item's answer: its decision (the Record stored now, or the CandidateDecision of a
+    record not stored) or why it was refused."""
 
     id: object
-    decided: Record | Decision | None = None
+    decided: Record | CandidateDecision | None = None
     checked: Checked | None = None
     stored: str | None = None  # "new", "already", or None when nothing was stored
     error: str | None = None

@@ -33,13 +33,7 @@ from poimen.readers import (
     record_keys,
     source_label_problem,
 )
-from poimen.record_decision import (
-    exclusion_snapshot,
-    record_decided,
-    record_snapshot,
-    thresholds_in_force,
-)
-from poimen.restatements import restatement_decision, restatement_kind
+from poimen.record_decision import decision_event, record_decided, thresholds_in_force
 from poimen.services.batches import checked_in_force, stored_keys
 from poimen.services.common import InputError, batch_size_or_default
 
@@ -100,13 +94,6 @@ class WrittenBatch:
     artifact_index: ArtifactIndex | None
 
 
-# The event a record the filter decided derived gets, by the status that decision gave it.
-_DECISION_EVENTS = {
-    Record.Status.EXCLUDED: Event.Type.DERIVED_EXCLUDED,
-    Record.Status.REDACTED: Event.Type.DERIVED_REDACTED,
-}
-
-
 def _write_batch(
     fresh: list[Candidate],
     checked: list[Checked] | None,
@@ -124,58 +111,37 @@ def _write_batch(
         if artifact_index is not None:
             checked, artifact_index = checked_in_force(fresh, checked, artifact_index)
         verdicts = checked or [None] * len(fresh)
-        records, matches, exclusions, restatements = [], [], [], []
+        records, matches, decided = [], [], []
         for candidate, verdict in zip(fresh, verdicts, strict=True):
-            record, own = record_decided(candidate, verdict, artifact_index, run=run)
+            record, decision, own = record_decided(candidate, verdict, artifact_index, run=run)
             records.append(record)
             matches.extend(own)
-            if verdict is not None and verdict.derived:
-                exclusions.append((record, verdict))
-            elif record.derived:
-                restatements.append(record)
+            if record.status != Record.Status.EVIDENCE:
+                decided.append((record, decision))
         insert_all(records)
         for match in matches:
             match.record_id = match.record.pk
         insert_all(matches, with_pks=False)
-        events = []
-        for record, verdict in exclusions:
-            artifact_id, data = exclusion_snapshot(record, verdict, artifact_index)
-            data["run"] = run.pk
-            events.append(
-                Event.objects.log(
-                    _DECISION_EVENTS[record.status],
-                    actor=actor,
-                    run=run,
-                    record=record,
-                    artifact_id=artifact_id,
-                    kind=verdict.decided_kind,
-                    data=data,
-                    save=False,
-                )
+        ids = artifact_index.artifact_ids if artifact_index is not None else {}
+        events = [
+            decision_event(
+                record,
+                decision,
+                artifact_index.policies,
+                artifact_id=ids.get(decision.match.artifact) if decision.match else None,
+                data={"run": run.pk},
+                actor=actor,
+                run=run,
             )
-        for record in restatements:
-            kind = restatement_kind(record.metadata)
-            data = record_snapshot(record) | restatement_decision(kind, artifact_index.policies)
-            events.append(
-                Event.objects.log(
-                    Event.Type.DERIVED_EXCLUDED,
-                    actor=actor,
-                    run=run,
-                    record=record,
-                    kind=kind,
-                    data=data | {"run": run.pk},
-                    save=False,
-                )
-            )
+            for record, decision in decided
+        ]
         insert_all(events, with_pks=False)
     result.new += len(records)
     if artifact_index is not checked_with:
         result.rechecked += len(records)
-    for record, verdict in exclusions:
+    for record, decision in decided:
         redacted = record.status == Record.Status.REDACTED
-        (result.redacted if redacted else result.excluded)[verdict.decided_kind] += 1
-    for record in restatements:
-        result.excluded[restatement_kind(record.metadata)] += 1
+        (result.redacted if redacted else result.excluded)[decision.kind] += 1
     return WrittenBatch(list(zip(records, verdicts, strict=True)), artifact_index)
 
 

@@ -237,7 +237,8 @@ def records_ingest_queued(
     return result
 
 
-REFILTER_COUNTS = [f.name for f in dataclasses.fields(RefilterResult)]
+# What a queued batch adds up (its row's counts, JSON): the numbers, not the moves.
+REFILTER_COUNTS = [f.name for f in dataclasses.fields(RefilterResult) if f.type is int]
 
 
 def records_refilter_queued(

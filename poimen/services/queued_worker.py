@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from poimen.checked import check_texts
 from poimen.index_version import LiveIndex
-from poimen.models import Artifact, IngestRun, QueuedBatch, Record
+from poimen.models import IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
 from poimen.readers import Candidate
 from poimen.services.ingest import IngestResult, _write_batch_once
@@ -166,8 +166,7 @@ def queued_refilter_write(
     """Check the stored records with ids `first` to `last` again, exactly once."""
     if not batch_claim(job, number, worker, new_delivery):
         return
-    artifact_index = index_in_force(kind)
-    kinds = set(Artifact.objects.values_list("kind", flat=True).distinct())
+    artifact_index = index_in_force()  # every artifact, whatever the kind (refilter.py)
     result = RefilterResult()
     with transaction.atomic():
         row = _locked_for_writing(job, number)
@@ -178,5 +177,5 @@ def queued_refilter_write(
             .filter(pk__gte=first, pk__lte=last)
             .order_by("pk")
         )
-        refilter_page(page, artifact_index=artifact_index, kind=kind, kinds=kinds, result=result)
+        refilter_page(page, artifact_index=artifact_index, result=result)
         _written(row, worker, {name: getattr(result, name) for name in REFILTER_COUNTS})

@@ -5,15 +5,16 @@ from collections import Counter
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
 
-from poimen.derived_rule import derived_condition
-from poimen.models import Artifact, Event, KindPolicy, Match, Record, ThresholdChange
+from poimen.models import Artifact, Event, KindPolicy, Match, ThresholdChange
 from poimen.planning import without_jit
 from poimen.policies import Policies, report_floor
 from poimen.restatements import RESTATEMENT_KINDS
+from poimen.selectors.tuning import ThresholdPreview
+from poimen.selectors.tuning import threshold_preview as tuning_preview
 from poimen.services.common import InputError, check_kind
 from poimen.services.redecide import DecisionCounts, records_redecide
+from poimen.stored_decisions import records_a_threshold_moves
 
 
 @dataclass(kw_only=True)
@@ -59,17 +60,41 @@ def check_known_kind(kind: str) -> str:
     raise InputError(f"no artifact is of kind {kind!r} (known: {', '.join(known) or 'none yet'})")
 
 
-def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> ThresholdResult:
-    """Set `kind`'s threshold and apply it from the stored matches (no re-shingling): records
-    the new value excludes or releases change status, each with an event, unless a reviewer's
-    verdict holds them. Writes a ThresholdChange and a threshold_changed event."""
+def threshold_change(
+    *, kind: str, value: float, reason: str, actor=None, dry_run: bool = False
+) -> ThresholdResult:
+    """Set `kind`'s threshold and apply it from the stored matches (no re-shingling): the
+    records whose decision moves (records_a_threshold_moves) are decided again under the new
+    value (filter.decide), each change an event, unless a reviewer's verdict holds them.
+    Writes a ThresholdChange and a threshold_changed event. With `dry_run`, the same
+    decisions are counted and nothing is written: the preview of this change."""
     check_known_kind(kind)
     value = threshold_check(value)
-    if not (reason or "").strip():
+    if not dry_run and not (reason or "").strip():
         raise InputError("a threshold change needs a reason")
     with transaction.atomic():
         policy, _ = KindPolicy.objects.select_for_update(of=("self",)).get_or_create(kind=kind)
         old = policy.threshold
+        result = ThresholdResult(kind=kind, old=old, new=value)
+        policies = Policies.load().with_values(kind, thresholds=value)
+        candidates = records_a_threshold_moves(kind, old, value)
+        with without_jit():
+            ids = sorted(candidates.values_list("pk", flat=True))
+        counts = Counter()
+        changed = records_redecide(
+            ids,
+            policies=policies,
+            cause="threshold_changed",
+            actor=actor,
+            data={"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason},
+            counts=counts,
+            write=not dry_run,
+        )
+        result.count(counts)
+        result.changed = changed
+        if dry_run:
+            transaction.set_rollback(True)  # the policy row made by get_or_create too
+            return result
         policy.threshold = value
         policy.save(update_fields=["threshold"])
         ThresholdChange.objects.create(kind=kind, old=old, new=value, reason=reason, actor=actor)
@@ -77,46 +102,19 @@ def threshold_change(*, kind: str, value: float, reason: str, actor=None) -> Thr
             Event.Type.THRESHOLD_CHANGED,
             actor=actor,
             kind=kind,
-            data={"old": old, "new": value, "reason": reason},
+            data={"old": old, "new": value, "reason": reason, "moved": result.moved},
         )
-        result = ThresholdResult(kind=kind, old=old, new=value)
-        _threshold_apply(kind, value, old, reason, actor, result)
+        # Only the records whose decision moved were decided under the new value; the
+        # others' matches keep the threshold their decision was made under.
+        for start in range(0, len(changed), 1000):
+            Match.objects.filter(
+                artifact__kind=kind, record_id__in=changed[start : start + 1000]
+            ).update(threshold=value)
     return result
 
 
-def _threshold_apply(kind, value, old, reason, actor, result: ThresholdResult) -> None:
-    policies = Policies.load()
-    kinds = set(Artifact.objects.values_list("kind", flat=True)) | {kind}
-    touched = Record.objects.filter(
-        Q(Exists(Match.objects.filter(record=OuterRef("pk"), artifact__kind=kind)))
-        | Q(coverage__has_key=kind)
-        | Q(mixed_coverage__kinds__has_key=kind)
-        | Q(metadata__restatement=kind)
-    )
-    # The derived rule's SQL over every record the kind touches, planned without JIT as the
-    # threshold preview's table is (planning.without_jit: seconds of compiling at 10^6).
-    with without_jit():
-        derived_now = set(
-            touched.filter(derived_condition(policies, kinds)).values_list("pk", flat=True)
-        )
-        # Decided again: every record derived before or now, as what exceeds moves the cut of
-        # a redaction too, not only the derived flag.
-        derived_before = set(touched.filter(derived=True).values_list("pk", flat=True))
-    ids = sorted(derived_before | derived_now)
-    counts = Counter()
-    changed = records_redecide(
-        ids,
-        derived=derived_now,
-        policies=policies,
-        cause="threshold_changed",
-        actor=actor,
-        data={"threshold": {"kind": kind, "old": old, "new": value}, "reason": reason},
-        counts=counts,
-    )
-    result.count(counts)
-    # Only the records whose decision moved were decided under the new value; the others'
-    # matches keep the threshold their decision was made under.
-    for start in range(0, len(changed), 1000):
-        Match.objects.filter(
-            artifact__kind=kind, record_id__in=changed[start : start + 1000]
-        ).update(threshold=value)
+def threshold_preview(kind: str, value: float) -> ThresholdPreview:
+    """The tuning page's preview of `kind`'s threshold at `value`: the change's own dry run
+    (the decisions applying it makes, nothing written), with stored matches either side."""
+    dry_run = threshold_change(kind=kind, value=value, reason="", dry_run=True)
+    return tuning_preview(kind, value, dry_run)

@@ -4,11 +4,12 @@ thresholds (the card's `mem verify --derived-filter`)."""
 from dataclasses import dataclass, field
 
 from filter import match_passages
+from filter.decide import BY_PASTE, BY_RESTATEMENT, decide
 from poimen.artifact_index import artifact_index_load
-from poimen.checked import summarise
-from poimen.derived_rule import across_kinds_in_force
+from poimen.checked import check_texts
 from poimen.keyset import keyset_pages
-from poimen.models import Match, Record, Review
+from poimen.models import Event, Match, Record, Review
+from poimen.record_decision import checked_facts
 
 
 @dataclass(frozen=True)
@@ -24,11 +25,20 @@ class Offender:
     checked: str = "text"
     # a passage of this many shared shingles left in a redaction's evidence text, or None
     passage_shared: int | None = None
+    # why a fresh decision would not leave it as evidence (filter.decide's BY_*)
+    reason: str | None = None
 
     def __str__(self) -> str:
         where = f"{self.source}:{self.external_id}" + (
             "" if self.checked == "text" else f" ({self.checked})"
         )
+        if self.reason == BY_RESTATEMENT:
+            return f"{where} restates its session ({self.kind}: excluded under {self.threshold})"
+        if self.reason == BY_PASTE:
+            return (
+                f"{where} holds a pasted passage of {self.kind}/{self.artifact} "
+                f"({self.overlap:g} words, cut from {self.threshold:g})"
+            )
         if self.passage_shared is not None:
             return (
                 f"{where} holds a passage of {self.kind}/{self.artifact} "
@@ -36,7 +46,7 @@ class Offender:
             )
         return (
             f"{where} matches {self.kind}/{self.artifact} "
-            f"(overlap {self.overlap:.3f} > threshold {self.threshold})"
+            f"({self.reason or 'overlap'} {self.overlap:.3f} > threshold {self.threshold})"
         )
 
 
@@ -46,54 +56,67 @@ class VerifyResult:
     released_by_review: int = 0
     offenders: list[Offender] = field(default_factory=list)
 
+    @property
+    def ok(self) -> bool:
+        return not self.offenders
 
-def derived_verify(*, batch_size: int = 1000) -> VerifyResult:
-    """The card's `mem verify --derived-filter`, on what reaches evidence: from the text, with
-    today's artifacts and thresholds, no evidence record and no redacted record's evidence
-    text may be derived, and a redaction's evidence text may hold no passage of min_shared
-    shingles of the artifacts it was cut for (verify_redactions). Records a reviewer released
-    (false positive) are counted apart; every other derived one is an offender."""
+
+def derived_verify(
+    *, batch_size: int = 1000, record_ids: list[int] | None = None, scope: str = "all"
+) -> VerifyResult:
+    """The card's `mem verify --derived-filter`, on everything that reaches evidence (the
+    text of evidence records, the evidence text of redacted ones, restatements included): a
+    fresh decision (filter.decide) with today's artifacts and policies must leave it as it
+    is, evidence with nothing to cut; and a redaction's evidence text may hold no passage of
+    min_shared shingles of the artifacts it was cut for (verify_redactions). Records a
+    reviewer released (false positive) are counted apart; every other one is an offender.
+    `record_ids`: only these records (what a command just touched), named by `scope` in the
+    derived_verified event that records the result."""
     artifact_index = artifact_index_load()
+    policies = artifact_index.policies
     result = VerifyResult()
     reaching = Record.objects.filter(
         status__in=[Record.Status.EVIDENCE, Record.Status.REDACTED]
     ).select_related("review")
-    fields = ("pk", "source", "external_id", "status", "text", "evidence_text", "review")
-    for page in keyset_pages(reaching.only(*fields), batch_size):
+    if record_ids is not None:
+        reaching = reaching.filter(pk__in=record_ids)
+    fields = ("pk", "source", "external_id", "status", "text", "evidence_text", "metadata")
+    for page in keyset_pages(reaching.only(*fields, "review"), batch_size):
         texts = [record.evidence for record in page]
-        verdicts = artifact_index.filter.check_many(texts)
-        for record, text, verdict in zip(page, texts, verdicts, strict=True):
+        checked = check_texts(artifact_index.filter, texts)
+        for record, text, verdict in zip(page, texts, checked, strict=True):
             result.checked += 1
-            if not verdict.derived:
+            decision = decide(checked_facts(text, record.metadata, verdict), policies)
+            if decision.status == Record.Status.EVIDENCE:
                 continue
             if record.review and record.review.verdict == Review.Verdict.FALSE_POSITIVE:
                 result.released_by_review += 1
                 continue
-            checked = summarise(verdict, text)
-            kind, match = checked.decided_kind, checked.decided_match
-            threshold = artifact_index.filter.threshold_for(kind)
-            if checked.decided_across_kinds:  # artifacts of several kinds: the largest part
-                match = next(m for m in checked.matches if m.kind == kind)
-                overlap = checked.mixed.coverage
-                threshold, _ = across_kinds_in_force(artifact_index.policies, checked.mixed.kinds)
-            elif match is None:  # several artifacts of the kind together: name the largest part
-                match = next(m for m in checked.matches if m.kind == kind)
-                overlap = checked.coverage[kind]
-            else:
-                overlap = match.overlap
+            match = decision.match
             result.offenders.append(
                 Offender(
                     record_id=record.pk,
                     source=record.source,
                     external_id=record.external_id,
-                    artifact=match.artifact[1],
-                    kind=kind,
-                    overlap=overlap,
-                    threshold=threshold,
+                    artifact=match.artifact[1] if match is not None else "",
+                    kind=decision.kind or "",
+                    overlap=decision.value,
+                    threshold=decision.threshold,
                     checked=_checked_name(record),
+                    reason=decision.reason,
                 )
             )
         result.offenders.extend(verify_redactions(page, artifact_index))
+    Event.objects.log(
+        Event.Type.DERIVED_VERIFIED,
+        data={
+            "ok": result.ok,
+            "checked": result.checked,
+            "offenders": len(result.offenders),
+            "released_by_review": result.released_by_review,
+            "scope": scope,
+        },
+    )
     return result
 
 

@@ -2,8 +2,9 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, QueryDict
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
@@ -42,8 +43,9 @@ def tuning_kind(request, kind: str):
             messages.success(
                 request,
                 f"Threshold for {kind}: {current:g} → {value:g}. {result.excluded:,} newly "
-                f"excluded, {result.redacted:,} newly redacted, {result.released:,} released, "
-                f"{result.kept_by_review:,} kept as reviewers judged them.",
+                f"excluded, {result.redacted:,} newly redacted, {result.released:,} released "
+                f"({result.moves_said()}), {result.kept_by_review:,} kept as reviewers judged "
+                "them.",
             )
             return redirect("tuning_kind", kind=kind)
 
@@ -51,7 +53,7 @@ def tuning_kind(request, kind: str):
     preview_form = ThresholdPreviewForm({"value": raw_value} if raw_value else None)
     preview = None
     if preview_form.is_bound and preview_form.is_valid():
-        preview = selectors.threshold_preview(kind, preview_form.cleaned_data["value"])
+        preview = services.threshold_preview(kind, preview_form.cleaned_data["value"])
     floor = selectors.report_floor()
     estimates = selectors.threshold_estimates(
         kind, also=(current,) + ((preview.value,) if preview else ())
@@ -73,15 +75,14 @@ def tuning_kind(request, kind: str):
         "change_form": change_form,
         "preview": preview,
         "preview_error": " ".join(preview_form.errors.get("value", [])),
-        "changes": selectors.threshold_changes(kind),
         "estimates": estimates,
         "estimate_lines": estimate_lines(estimates.rows),
         "preview_estimate": next(
             (row for row in estimates.rows if preview and row.threshold == preview.value), None
         ),
         "flips": selectors.threshold_flips(kind, preview.value) if preview else None,
-        "policy_form": KindPolicyForm(initial={"on_derived": selectors.on_derived_for(kind)}),
-        "on_derived": selectors.on_derived_for(kind),
+        **_policy_context(request, kind),
+        "changes": selectors.kind_changes(kind),
     }
     status = 400 if request.method == "POST" else 200
     return render_page(
@@ -93,18 +94,43 @@ def tuning_kind(request, kind: str):
     )
 
 
+def _policy_context(request, kind: str) -> dict:
+    """The policy form: as it stands, or, when a change was asked (the policy_* values in the
+    query string), its dry run and a form that confirms it."""
+    policy = {
+        "on_derived": selectors.on_derived_for(kind),
+        "paste_words": selectors.paste_words_for(kind),
+    }
+    asked = KindPolicyForm(request.GET) if "policy-reason" in request.GET else None
+    if asked is None or not asked.is_valid():
+        return {"policy_form": asked or KindPolicyForm(initial=policy), "policy": policy}
+    values = {name: asked.cleaned_data[name] for name in ("on_derived", "paste_words")}
+    dry_run = services.kind_policy_change(
+        kind=kind, reason=asked.cleaned_data["reason"], dry_run=True, **values
+    )
+    confirm = KindPolicyForm(initial={**values, "reason": asked.cleaned_data["reason"]})
+    confirm.fields["confirmed"].initial = True
+    return {"policy_form": confirm, "policy": policy, "policy_preview": dry_run}
+
+
 @require_POST
 def tuning_policy(request, kind: str):
-    """Set what a derived record of `kind` gets (the service set_kind_policy calls)."""
+    """Set what a derived record of `kind` gets and its paste_words (the service
+    set_kind_policy calls): shown first as the change's dry run, applied once confirmed."""
     require_tune(request)
     if kind not in selectors.kinds_known():
         raise Http404("No such kind")
     form = KindPolicyForm(request.POST)
+    if form.is_valid() and not form.cleaned_data["confirmed"]:
+        query = QueryDict(mutable=True)
+        query.update({f"policy-{k}": v for k, v in form.cleaned_data.items() if k != "confirmed"})
+        return redirect(f"{reverse('tuning_kind', args=[kind])}?{query.urlencode()}#policy")
     if form.is_valid():
         try:
             result = services.kind_policy_change(
                 kind=kind,
                 on_derived=form.cleaned_data["on_derived"],
+                paste_words=form.cleaned_data["paste_words"],
                 reason=form.cleaned_data["reason"],
                 actor=request.user,
             )
@@ -113,9 +139,8 @@ def tuning_policy(request, kind: str):
         else:
             messages.success(
                 request,
-                f"Derived {kind} records: {result.old} → {result.new}. {result.redacted:,} newly "
-                f"redacted, {result.excluded:,} newly excluded, {result.kept_by_review:,} kept as "
-                "reviewers judged them.",
+                f"{kind} policy: {result.old} → {result.new}: {result.moves_said()}; "
+                f"{result.kept_by_review:,} kept as reviewers judged them.",
             )
     else:
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))

@@ -105,7 +105,9 @@ def test_ingest_summary_counts_already_ingested_and_errors(copies, tmp_path):
 
 def test_ingest_is_quiet_when_not_on_a_terminal(copies):
     out, _ = run("ingest", str(copies))
-    assert "\r" not in out and len(out.splitlines()) == 1
+    # the summary, and how to verify what reaches evidence
+    assert "\r" not in out and len(out.splitlines()) == 2
+    assert out.splitlines()[1].endswith("manage.py verify_derived")
 
 
 def test_ingest_refuses_a_batch_size_below_one(copies):
@@ -124,7 +126,8 @@ def test_set_threshold_applies_and_logs(copies):
     run("import_artifacts", str(DEMO_DATA / "artifacts"))
     run("ingest", str(copies))
     out, _ = run("set_threshold", "skill", "1.0", "--reason", "audit drill")
-    assert "skill: threshold 0.8 -> 1; 0 newly excluded, 0 newly redacted, 1 released" in out
+    assert "skill: threshold 0.8 -> 1; moved: 1 excluded -> evidence;" in out
+    assert "verify_derived on the 1 records moved: 1 reach evidence, 0 still derived" in out
     assert KindPolicy.objects.get(kind="skill").threshold == 1.0
 
 
@@ -173,7 +176,9 @@ def test_demo_sets_everything_up_and_prints_a_password(django_user_model):
     assert pasted.status == "redacted" and "backfill" in pasted.evidence_text
     assert "lock_timeout" not in pasted.evidence_text
     assert Record.objects.filter(status="excluded").count() == 4
-    assert Record.objects.filter(status="redacted").count() == 2
+    # the section of a skill a review followed, pasted into its turn: a pasted passage, cut
+    assert Record.objects.get(external_id="mem-0008").status == "redacted"
+    assert Record.objects.filter(status="redacted").count() == 3
     password = out.split("log in as reviewer / ")[1].split()[0]
     user = django_user_model.objects.get(username="reviewer")
     assert user.check_password(password)

@@ -10,13 +10,14 @@ import pytest
 from filter import renderings
 from poimen.artifact_index import artifact_index_load
 from poimen.models import Event, KindPolicy, Record
-from poimen.selectors import caches_clear, threshold_preview
+from poimen.selectors import caches_clear
 from poimen.services import (
     derived_verify,
     kind_policy_change,
     records_ingest,
     records_refilter,
     threshold_change,
+    threshold_preview,
 )
 from tests.texts import reference, skill, turn
 
@@ -141,7 +142,9 @@ def test_a_refilter_of_one_kind_stores_what_a_full_check_stores(make_artifact, t
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps({"id": k, "text": t}) + "\n" for k, t in RECORDS.items()))
     records_ingest(paths=[path])
-    assert Record.objects.get(external_id="pasted").status == "evidence"
+    # the skill's part alone is under the threshold, but a pasted passage: cut (redact, the
+    # default), and the rest kept
+    assert Record.objects.get(external_id="pasted").status == "redacted"
 
     make_artifact(kind="reference", name=REFERENCE, text=reference(REFERENCE))
     assert records_refilter(kind="reference").excluded == 1

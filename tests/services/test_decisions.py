@@ -107,7 +107,7 @@ def test_a_threshold_change_is_recorded_with_who_and_why(ingested, admin_user):
     assert (change.kind, change.old, change.new, change.actor) == ("skill", 0.8, 0.9, admin_user)
     assert change.reason == "fewer false positives"
     event = Event.objects.get(type=Event.Type.THRESHOLD_CHANGED)
-    assert event.data == {"old": 0.8, "new": 0.9, "reason": "fewer false positives"}
+    assert event.data == {"old": 0.8, "new": 0.9, "reason": "fewer false positives", "moved": 0}
     assert KindPolicy.objects.get(kind="skill").threshold == 0.9
 
 

@@ -69,10 +69,14 @@ def test_copies_are_excluded_and_discussion_is_not(skills, transcript):
         "reformatted": "excluded",
         "mention": "evidence",
         "discussion": "evidence",
-        "near-miss": "evidence",
+        # the skill's steps pasted into a genuine turn: cut, and the turn kept
+        "near-miss": "redacted",
         "unrelated": "evidence",
     }
     assert result.excluded == {"skill": 2}
+    near = Record.objects.get(external_id="near-miss")
+    assert near.evidence_text.startswith("For the 2.4 notes I followed the steps")
+    assert "Two of them did not fit this release." in near.evidence_text
 
 
 def test_every_exclusion_is_logged_with_provenance_and_what_it_matched(skills, transcript):

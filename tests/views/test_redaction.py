@@ -82,12 +82,24 @@ def test_the_overview_counts_redacted_records_per_kind(as_reviewer, desk_data_re
     assert "decision=redacted" in html and "redacted</div>" in html
 
 
-def test_the_tuning_page_sets_the_kinds_policy_through_the_service(as_tuner, desk_data_redacted):
+def test_the_tuning_page_previews_a_policy_then_sets_it_once_confirmed(
+    as_tuner, desk_data_redacted
+):
     page = as_tuner.get(reverse("tuning_kind", args=["skill"])).content.decode()
     assert 'name="policy-on_derived" value="redact"' in page
+    asked = {
+        "policy-on_derived": "exclude",
+        "policy-paste_words": "1000000",
+        "policy-reason": "we want whole records out",
+    }
+    response = as_tuner.post(reverse("tuning_policy", args=["skill"]), asked)
+    assert response.status_code == 302  # to the page, with the change's dry run
+    assert KindPolicy.objects.get(kind="skill").on_derived == "redact"
+    preview = as_tuner.get(response.url).content.decode()
+    assert "Not saved yet." in preview and "1 redacted → excluded" in preview
+    assert 'name="policy-confirmed" value="True"' in preview
     response = as_tuner.post(
-        reverse("tuning_policy", args=["skill"]),
-        {"policy-on_derived": "exclude", "policy-reason": "we want whole records out"},
+        reverse("tuning_policy", args=["skill"]), {**asked, "policy-confirmed": "True"}
     )
     assert response.status_code == 302
     assert KindPolicy.objects.get(kind="skill").on_derived == "exclude"
@@ -96,7 +108,10 @@ def test_the_tuning_page_sets_the_kinds_policy_through_the_service(as_tuner, des
 
 
 def test_a_policy_change_without_a_reason_changes_nothing(as_tuner, desk_data_redacted):
-    as_tuner.post(reverse("tuning_policy", args=["skill"]), {"policy-on_derived": "exclude"})
+    as_tuner.post(
+        reverse("tuning_policy", args=["skill"]),
+        {"policy-on_derived": "exclude", "policy-paste_words": "50", "policy-confirmed": "True"},
+    )
     assert not KindPolicy.objects.filter(kind="skill", on_derived="exclude").exists()
 
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from poimen import selectors
+from poimen import selectors, services
 from poimen.models import Event, KindPolicy, Record, ThresholdChange
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -68,23 +68,23 @@ def test_preview_lowering_the_threshold_counts_the_newly_excluded(as_tuner, desk
     assert response.status_code == 200
     assert "newly redacted" in html and "newly excluded" in html and "<!doctype html>" not in html
     assert 'hx-swap-oob="true"' in html  # the proposed line moves on the histogram too
-    preview = selectors.threshold_preview("skill", 0.3)
+    preview = services.threshold_preview("skill", 0.3)
     # the near miss is half a skill between two genuine paragraphs: redacted, not excluded
     assert (preview.newly_redacted, preview.newly_excluded, preview.newly_released) == (1, 0, 0)
     assert preview.sample
 
 
 def test_preview_raising_the_threshold_counts_the_newly_released(desk_data):
-    preview = selectors.threshold_preview("skill", 1.0)
+    preview = services.threshold_preview("skill", 1.0)
     assert (preview.newly_redacted, preview.newly_excluded, preview.newly_released) == (0, 0, 2)
-    assert selectors.threshold_preview("skill", 0.8).newly_released == 0
+    assert services.threshold_preview("skill", 0.8).newly_released == 0
 
 
 def test_preview_counts_reviewers_verdicts_apart(desk_data, reviewer):
     from poimen.services import review_record
 
     review_record(record=desk_data["near"], verdict="false_negative", actor=reviewer)
-    preview = selectors.threshold_preview("skill", 0.3)
+    preview = services.threshold_preview("skill", 0.3)
     assert preview.newly_excluded == preview.newly_redacted == 0
     assert preview.flagged["false_negative"] == 1 and preview.flagged_total == 1
 
@@ -132,7 +132,7 @@ def test_saving_applies_the_threshold_through_the_service(as_tuner, desk_data, t
 def test_preview_predicts_what_saving_does(desk_data, tuner, value):
     from poimen.services import threshold_change
 
-    preview = selectors.threshold_preview("skill", value)
+    preview = services.threshold_preview("skill", value)
     result = threshold_change(kind="skill", value=value, reason="check", actor=tuner)
     assert (preview.newly_excluded, preview.newly_redacted, preview.newly_released) == (
         result.excluded,
@@ -144,9 +144,9 @@ def test_preview_predicts_what_saving_does(desk_data, tuner, value):
 def test_preview_sees_a_verdict_given_after_it_was_first_computed(desk_data, reviewer):
     from poimen.services import review_record, review_undo
 
-    assert selectors.threshold_preview("skill", 0.3).newly_redacted == 1
+    assert services.threshold_preview("skill", 0.3).newly_redacted == 1
     review_record(record=desk_data["near"], verdict="false_negative", actor=reviewer)
-    after = selectors.threshold_preview("skill", 0.3)
+    after = services.threshold_preview("skill", 0.3)
     assert after.newly_redacted == 0 and after.flagged["false_negative"] == 1
     review_undo(record=desk_data["near"], actor=reviewer)
-    assert selectors.threshold_preview("skill", 0.3).newly_redacted == 1
+    assert services.threshold_preview("skill", 0.3).newly_redacted == 1

@@ -3,6 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from poimen.artifact_index import ArtifactUnusable, stale_artifacts
+from poimen.management.verifying import VERIFY_HINT
 from poimen.services import InputError, records_ingest, records_ingest_queued
 
 FILTER_OFF_WARNING = (
@@ -100,6 +101,8 @@ class Command(BaseCommand):
             f"excluded {sum(result.excluded.values())} ({excluded}), "
             f"redacted {sum(result.redacted.values())} ({redacted}), errors {result.errors}"
         )
+        if result.run.filtered:
+            self.stdout.write(VERIFY_HINT)
         if result.errors:
             problems = "1 problem" if result.errors == 1 else f"{result.errors} problems"
             rest = "the rest was ingested" if result.read else "nothing could be read"

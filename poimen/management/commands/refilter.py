@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from poimen.artifact_index import ArtifactUnusable, stale_artifacts
+from poimen.management.verifying import VERIFY_HINT
 from poimen.services import InputError, records_refilter, records_refilter_queued
 
 
@@ -11,7 +12,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--kind", help="re-check against artifacts of this kind only")
+        parser.add_argument(
+            "--kind",
+            help="the kind the refilter is run for (its event names it); every record is "
+            "checked against every artifact all the same: one decision reads them all",
+        )
         parser.add_argument("--batch-size", type=int, help="records a transaction (default 1000)")
         parser.add_argument(
             "--queue",
@@ -33,6 +38,8 @@ class Command(BaseCommand):
             self.stderr.write(self.style.WARNING(stale.warning()))
         self.stdout.write(
             f"checked {result.checked}: {result.excluded} newly excluded, "
-            f"{result.released} released, {result.kept_by_review} held by a reviewer's verdict, "
+            f"{result.redacted} newly redacted, {result.released} released, "
+            f"{result.kept_by_review} held by a reviewer's verdict, "
             f"{result.matches} matches stored"
         )
+        self.stdout.write(VERIFY_HINT)
