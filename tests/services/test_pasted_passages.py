@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from filter import renderings
-from poimen.models import KindPolicy, Record
+from poimen.models import Record
 from poimen.services import (
     artifact_register,
     derived_verify,
