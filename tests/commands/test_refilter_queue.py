@@ -43,8 +43,17 @@ def test_a_queued_refilter_decides_as_an_ingest_with_the_artifact_would(
 
     out = run(env, "refilter", "--queue", "--batch-size", "100")
 
-    assert re.search(r"checked 1200: 30 newly excluded, 0 released, 0 held", out), out
+    # the copies excluded, the skill's steps pasted into a turn cut (NEAR_MISS)
+    assert re.search(
+        r"checked 1200: 30 newly excluded, 30 newly redacted, 0 released, 0 held", out
+    ), out
     assert decisions(database, "before") == decisions(database, "after")
     assert database.value("SELECT COUNT(*) FROM poimen_queuedbatch WHERE state = 'written'") == 12
     refiltered = "SELECT COUNT(*) FROM poimen_event WHERE type = 'records_refiltered'"
     assert database.value(refiltered) == 1
+
+    # what reaches evidence copies nothing, and a refilter with nothing changed moves nothing
+    assert "0 still derived or leaking" in run(env, "verify_derived")
+    again = run(env, "refilter", "--queue", "--batch-size", "100")
+    assert re.search(r"checked 1200: 0 newly excluded, 0 newly redacted, 0 released", again)
+    assert decisions(database, "before") == decisions(database, "after")
