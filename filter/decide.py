@@ -193,11 +193,6 @@ def pasted(facts: Facts, policies: PolicyBook) -> list[tuple[MatchFacts, Span, i
     return found
 
 
-def copied_spans(facts: Facts) -> list[Span]:
-    """Every passage of every reported match: what a record that is cut loses."""
-    return [(start, end) for match in facts.matches for start, end in match.spans]
-
-
 def remainder(text: str, matches: Sequence[MatchFacts]) -> tuple[tuple[Span, ...], str] | None:
     """The cuts of every passage of `matches` and the evidence text they leave, or None when
     too few words are left (filter.redaction.MIN_KEPT_WORDS)."""
