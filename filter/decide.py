@@ -11,9 +11,10 @@ The steps:
 1. A restatement (a compact summary) is excluded while its kind's threshold is under 1.
 2. The derived rule (filter.decision): a match over its kind's threshold, one kind's coverage
    by several artifacts, or coverage across kinds. `decided` names every kind that decides.
-3. Pasted paragraphs: a passage of at least its kind's `paste_words` words of an artifact whose
-   kind redacts is cut even when the record as a whole is under every threshold (but 1, which
-   switches a kind off). A quoted sentence is far shorter and stays evidence, untouched.
+3. Pasted paragraphs: a passage of at least its kind's `paste_words` words, more than half of
+   its shingles shared (PASTE_DENSITY), of an artifact whose kind redacts is cut even when the
+   record as a whole is under every threshold (but 1, which switches a kind off). A quoted
+   sentence is far shorter and stays evidence, untouched.
 4. A derived record is excluded whole unless every deciding kind redacts. A record that is cut
    (derived, or pasted into) loses the passages of *every* reported match, not only the
    deciding ones: what is left must not copy anything. It is excluded whole instead when fewer
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from filter.decision import (
+    PASTE_DENSITY,
     across_kinds,
     coverage_exceeds,
     match_exceeds,
@@ -40,6 +42,7 @@ from filter.decision import (
 )
 from filter.normalise import word_bytes
 from filter.redaction import MIN_KEPT_WORDS, cut_spans, evidence_text, kept_words
+from filter.shingles import DEFAULT_PARAMS
 
 Span = tuple[int, int]
 
@@ -73,6 +76,7 @@ class MatchFacts(Protocol):
     overlap: float
     shared: int
     spans: Sequence  # its passages as [start, end) character spans of the record
+    passage_shared: Sequence  # each passage's shared shingles (empty: not known)
 
 
 @dataclass(frozen=True)
@@ -178,17 +182,20 @@ def deciding(facts: Facts, policies: PolicyBook) -> tuple[dict, _Why | None]:
 
 
 def pasted(facts: Facts, policies: PolicyBook) -> list[tuple[MatchFacts, Span, int]]:
-    """The passages long enough that nobody quotes them as a sentence: (match, span, words)
-    for each passage of at least its kind's paste_words words, of a kind that redacts and can
-    decide (a threshold of 1 is a kind switched off: nothing of it is ever cut)."""
+    """The passages long enough that nobody quotes them as a sentence, and copied: (match,
+    span, words) for each passage of at least its kind's paste_words words, more than
+    PASTE_DENSITY of whose shingles are shared, of a kind that redacts and can decide (a
+    threshold of 1 is a kind switched off: nothing of it is ever cut). A passage whose shared
+    shingles are not known (stored before they were kept) is none."""
     found = []
     for match in facts.matches:
         if not policies.redacts(match.kind) or policies.threshold_for(match.kind) >= 1.0:
             continue
         least = policies.paste_words_for(match.kind)
-        for start, end in match.spans:
+        for (start, end), shared in zip(match.spans, match.passage_shared, strict=False):
             n_words = len(word_bytes(facts.text[start:end]))
-            if n_words >= least:
+            shingles = max(n_words - DEFAULT_PARAMS.k + 1, 1)
+            if n_words >= least and shared > PASTE_DENSITY * shingles:
                 found.append((match, (start, end), n_words))
     return found
 

@@ -36,6 +36,11 @@ DEFAULT_REPORT_FLOOR = 0.2
 # are two or three sentences: longer than any sentence a discussion quotes (a long one runs to
 # about forty words), shorter than most paragraphs.
 DEFAULT_PASTE_WORDS = 50
+# Of a pasted passage's shingles, more than this share are shared with the artifact: a
+# paragraph pasted whole shares nearly all, one with a word in ten changed about half (each
+# changed word breaks the k shingles that hold it). A passage that only lines up with an
+# artifact's template (badge lines whose project name differs every few words) shares less.
+PASTE_DENSITY = 0.5
 # The shortest a kind's paste_words may be set to, and the passage length from which the
 # matcher reports a match whatever its overlap (as DEFAULT_REPORT_FLOOR is for thresholds):
 # under thirty words a passage may be one quoted sentence.

@@ -28,6 +28,8 @@ class CheckedMatch:
     # the same passages as [start, end) word positions of the artifact (its tokenise() words),
     # for the artifact's heat map: cheap here, where the alignments are at hand
     artifact_ranges: tuple[tuple[int, int], ...] = ()
+    # each passage's shared shingles, in the order of spans
+    passage_shared: tuple[int, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -68,6 +70,7 @@ def summarise(verdict: Verdict, text: str) -> Checked:
                 passage_spans(spans, ((a.record_start, a.record_end) for a in m.alignments))
             ),
             artifact_ranges=tuple((a.artifact_start, a.artifact_end) for a in m.alignments),
+            passage_shared=tuple(a.shared for a in m.alignments),
         )
         for m in verdict.matches
     )

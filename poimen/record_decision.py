@@ -114,6 +114,7 @@ def apply_checked(
             threshold=m.threshold,
             spans=[list(span) for span in m.spans],
             artifact_ranges=[list(r) for r in m.artifact_ranges],
+            passage_shared=list(m.passage_shared),
         )
         for m in checked.matches
     ]

@@ -27,6 +27,7 @@ class StoredMatch(NamedTuple):
     overlap: float
     shared: int
     spans: list
+    passage_shared: list
 
     @property
     def kind(self) -> str:
@@ -47,12 +48,13 @@ def stored_matches(record_ids: Iterable[int]) -> dict[int, list[StoredMatch]]:
             "overlap",
             "shared",
             "spans",
+            "passage_shared",
         )
         .order_by("record_id", "-overlap", "id")
     )
-    for record_id, kind, name, sha256, artifact_id, overlap, shared, spans in rows:
+    for record_id, kind, name, sha256, artifact_id, overlap, shared, spans, each in rows:
         found[record_id].append(
-            StoredMatch((kind, name, sha256), artifact_id, overlap, shared, spans)
+            StoredMatch((kind, name, sha256), artifact_id, overlap, shared, spans, each)
         )
     return found
 

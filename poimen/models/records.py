@@ -170,6 +170,12 @@ class Match(models.Model):
     artifact_ranges = models.JSONField(
         default=list, db_default=models.Value([], models.JSONField()), blank=True
     )
+    # Each passage's shared shingles, in the order of `spans`: how much of it is copied word
+    # for word (a pasted passage is mostly shared: filter.decide.pasted). Empty for a match
+    # stored before they were kept, until a refilter.
+    passage_shared = models.JSONField(
+        default=list, db_default=models.Value([], models.JSONField()), blank=True
+    )
 
     class Meta:
         verbose_name_plural = "matches"

@@ -27,6 +27,11 @@ class Found(NamedTuple):
     spans: list
     artifact: tuple = ("skill", "a", "0" * 64)
 
+    @property
+    def passage_shared(self):
+        """As shared for one passage: its share of the record's words, split over them."""
+        return [self.shared // len(self.spans)] * len(self.spans)
+
 
 @dataclass
 class Book:
@@ -88,8 +93,10 @@ def test_too_few_words_left_or_a_remainder_that_copies_excludes_whole():
 
 
 def test_a_pasted_passage_under_the_threshold_is_cut_where_the_kind_redacts():
-    text, span = text_and_span(100, 160)  # sixty words: a paragraph
+    text, span = text_and_span(100, 160)  # sixty words: a paragraph, 56 shingles
     facts = Facts(text=text, matches=[Found("reference", 0.15, 55, [span])])
+    template = Facts(text=text, matches=[Found("reference", 0.15, 25, [span])])
+    assert decide(template, Book()).status == EVIDENCE  # lines up, but mostly not shared
     decision = decide(facts, Book())
     assert (decision.status, decision.derived, decision.reason) == (REDACTED, False, BY_PASTE)
     assert decision.value == 60 and decision.threshold == 50
