@@ -83,11 +83,14 @@ class ShingleIndex:
         twin._removed = self._removed
         return twin
 
-    def using(self, segments) -> "ShingleIndex":
-        """This index with its segments replaced by `segments` (a store's, memory-mapped), the
-        same entries however merged; what was added and not merged stays to be merged."""
-        twin = self.copy()
-        twin._segments = tuple(segments)
+    def using(self, segments, *, removed=(), limit: int | None = None) -> "ShingleIndex":
+        """An index of `segments` (a store's, memory-mapped), the artifacts `removed`
+        tombstoned and those numbered `limit` or more not found (a store a little ahead of
+        the artifacts this process knows)."""
+        twin = ShingleIndex(segments)
+        twin._removed = frozenset(removed)
+        if limit is not None and segments and segments[-1].end > limit:
+            twin._removed |= frozenset(range(limit, segments[-1].end))
         return twin
 
     @property
@@ -118,7 +121,7 @@ class ShingleIndex:
         with some gets them back (LeftOut.put_back) without probing the index again."""
         self.merge()
         segments = self._segments
-        removed = np.fromiter(self._removed, dtype=np.uint32) if self._removed else None
+        removed = self._removed_array()
         if not segments:
             return _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, LeftOut.empty()
         shingles = np.ascontiguousarray(shingles, dtype=np.uint64)
@@ -159,6 +162,17 @@ class ShingleIndex:
 
         empty = (_EMPTY_U32, _EMPTY_U32, _EMPTY_U32)
         return (*part(~boilerplate).put_back(empty), part(boilerplate))
+
+    def _removed_array(self):
+        if not self._removed:
+            return None
+        held = getattr(self, "_removed_held", None)
+        if held is None or held[0] is not self._removed:
+            held = self._removed_held = (
+                self._removed,
+                np.fromiter(self._removed, dtype=np.uint32, count=len(self._removed)),
+            )
+        return held[1]
 
     def __len__(self) -> int:
         return sum(len(s) for s in self._segments) + sum(len(s) for _, s in self._pending)

@@ -137,8 +137,9 @@ class DerivedFilter:
     def index_nbytes(self) -> int:
         return self._index.nbytes
 
-    def add(self, artifact: ArtifactRecord) -> ArtifactRecord:
-        """Add an artifact; returns it as stored (re-shingled if it came under other params)."""
+    def add(self, artifact: ArtifactRecord, *, indexed: bool = True) -> ArtifactRecord:
+        """Add an artifact; returns it as stored (re-shingled if it came under other params).
+        indexed=False: its shingles are in an index given later (use_index), a store's."""
         if artifact.params != self.params:
             if artifact.has_text:
                 artifact = artifact.reshingled(self.params)
@@ -151,7 +152,8 @@ class DerivedFilter:
         if artifact.key in self._keys:
             return artifact
         self._keys.add(artifact.key)
-        self._index.add(len(self.artifacts), artifact.shingles)
+        if indexed:
+            self._index.add(len(self.artifacts), artifact.shingles)
         self.artifacts.append(artifact)
         self._artifact_tokens.append(artifact.n_tokens)
         needed = max(MIN_ANCHORS, self.min_shared_for(artifact.kind))
@@ -183,6 +185,12 @@ class DerivedFilter:
         twin._artifact_min_shared = needed
         twin._fewest_min_shared = min(needed, default=0)
         return twin
+
+    def use_index(self, index: ShingleIndex) -> "DerivedFilter":
+        """Look up in `index` from now on: the segments of a store (filter/segment_store.py),
+        numbered as the artifacts were added here."""
+        self._index = index
+        return self
 
     def prepare(self) -> "DerivedFilter":
         """Merge the artifacts added into the index now rather than on the first check: a
