@@ -99,7 +99,7 @@ class SegmentStore:
         os.replace(partial, self.path / MANIFEST)
         return manifest
 
-    def _save(self, segment: Segment, generation: int) -> str:
+    def _save(self, segment: Segment, generation) -> str:
         name = f"segment-{segment.first:010d}-{segment.end:010d}-g{generation}.seg"
         segment.save(self.path / name)
         return name
@@ -135,9 +135,10 @@ class SegmentStore:
 
     def clear(self) -> Manifest:
         """No segment and no artifact: for a store whose numbering no longer holds."""
-        with self.writing() as (manifest, commit):
-            cleared = commit(Manifest(manifest.generation))
-        self._delete_unnamed(cleared)
+        with self._locked("merging"):  # no merger between its save and its commit
+            with self.writing() as (manifest, commit):
+                cleared = commit(Manifest(manifest.generation))
+            self._delete_unnamed(cleared)
         return cleared
 
     def compact(self) -> bool:
@@ -154,20 +155,26 @@ class SegmentStore:
             lo, hi = run
             parts = [Segment.open(self.path / name) for name in manifest.segments[lo:hi]]
             merged = Segment.merged(parts, set(manifest.removed))
+            # saved before the writers' lock (a registration waits for no merge to be written):
+            # only a merger deletes files, and this is the only merger
+            name = self._save(merged, f"m{manifest.generation}")
             with self.writing() as (now, commit):
                 # appends only add at the end and only this merger merges: lo:hi are still
                 # the same segments
-                name = self._save(merged, now.generation + 1)
                 segments = now.segments[:lo] + (name,) + now.segments[hi:]
                 done = commit(Manifest(now.generation, now.end, segments, now.removed, now.meta))
             self._delete_unnamed(done)
             return True
 
-    def _delete_unnamed(self, manifest: Manifest) -> None:
-        named = set(manifest.segments)
-        for path in self.path.glob("segment-*.seg"):
-            if path.name not in named:
-                path.unlink(missing_ok=True)
+    def _delete_unnamed(self, _: Manifest) -> None:
+        """Delete the files no manifest names now: under the writers' lock, since every file
+        is written under it too (a segment saved for an append not yet committed is named
+        by the time this runs)."""
+        with self.writing() as (manifest, _commit):
+            named = set(manifest.segments)
+            for path in self.path.glob("segment-*.seg"):
+                if path.name not in named:
+                    path.unlink(missing_ok=True)
 
 
 def _segment_sizes(store: SegmentStore, names) -> list[int]:
@@ -200,7 +207,7 @@ class StoreView:
         self._opened: dict[str, Segment] = {}
         self.opened = 0  # segment files mapped, in all
 
-    def current(self) -> tuple[Manifest, tuple[Segment, ...]]:
+    def current(self, _tries: int = 3) -> tuple[Manifest, tuple[Segment, ...]]:
         signal = self.store.signal()
         if signal != self._signal:
             manifest = self.store.read()
@@ -212,7 +219,9 @@ class StoreView:
                 try:
                     opened[name] = Segment.open(self.store.path / name)
                 except FileNotFoundError:  # merged away since the read: read again
-                    return self.current()
+                    if not _tries:
+                        raise
+                    return self.current(_tries - 1)
                 self.opened += 1
             self._opened, self._manifest, self._signal = opened, manifest, signal
         return self._manifest, tuple(self._opened[name] for name in self._manifest.segments)

@@ -216,8 +216,7 @@ class Segment:
             for name, _ in _ARRAYS:
                 out.seek(header["offsets"][name])
                 out.write(np.ascontiguousarray(getattr(self, name)).tobytes())
-            out.flush()
-            os.fsync(out.fileno())
+        # no fsync: a store is a cache of what the database holds, made again if lost
         os.replace(partial, path)
 
     @classmethod
@@ -234,6 +233,9 @@ class Segment:
         lengths = {"keys": n, "postings": 2 * n, "directory": n_slots, "hashes": n}
         lengths["bitmap"] = (1 << _bitmap_bits(n)) // 8
         whole = np.memmap(path, dtype=np.uint8, mode="r")
+        last = max(header["offsets"][name] for name, _ in _ARRAYS)
+        if len(whole) < last + lengths["hashes"] * 8:
+            raise ValueError(f"{path}: a segment cut short ({len(whole)} bytes)")
         arrays = {}
         for name, dtype in _ARRAYS:
             start = header["offsets"][name]

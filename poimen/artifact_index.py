@@ -1,5 +1,6 @@
 """The filter over the stored artifacts and policies, and the way back from its matches to rows."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
@@ -156,7 +157,6 @@ def artifact_index_shared(
         extended = ArtifactIndex(derived_filter, {}, policies, shared=([], []))
     else:
         extended = artifact_index_under(artifact_index, policies)
-        extended.artifact_ids = dict(artifact_index.artifact_ids)
     pks, shas = extended.shared
     derived_filter = extended.filter
     for artifact in artifacts.only(*LIGHT_FIELDS).order_by("pk").iterator(chunk_size=2000):
@@ -166,10 +166,27 @@ def artifact_index_shared(
             del pks[known:], shas[known:]  # what an abandoned refresh appended
             pks.append(artifact.pk)
             shas.append(artifact.sha256)
-        extended.artifact_ids[(artifact.kind, artifact.name, artifact.sha256)] = artifact.pk
     count = len(derived_filter.artifacts)
+    extended.artifact_ids = SharedArtifactIds(derived_filter.artifacts, pks)
     derived_filter.use_index(store_index(store, count, pks.__getitem__, shas.__getitem__))
     return extended
+
+
+class SharedArtifactIds(Mapping):
+    """artifact_ids of a shared index: the filter's own table and the row ids by number,
+    both append-only and shared with the indexes made from it, so a refresh copies neither."""
+
+    def __init__(self, table, pks: list[int]):
+        self._table, self._pks, self._n = table, pks, len(table)
+
+    def __getitem__(self, key):
+        return self._pks[self._table.number_of(key)]
+
+    def __iter__(self):
+        return (artifact.key for artifact in self._table)
+
+    def __len__(self) -> int:
+        return self._n
 
 
 def _add_artifacts(artifact_index: ArtifactIndex, artifacts: QuerySet) -> None:

@@ -1,0 +1,170 @@
+"""The registry bench's processes (bench/registry.py): registrations at a steady rate while
+server processes and queue workers check records, each keeping its filter current from the
+shared store.
+
+- the registrar shingles each new artifact and appends it to the store as a segment of its
+  own, at `rate` a second (what POST /api/v1/artifacts does with POIMEN_INDEX_DIR);
+- the merger merges segments in the background (filter/segment_store.py's compact);
+- each reader (two for the server's processes, two for the queue's workers) checks records in
+  batches and, between two, asks its StoreView whether the store moved (one stat()); when it
+  did, it maps the new segments, adds what it keeps of each new artifact to a copy of its
+  filter (as index_version.LiveIndex does) and checks the last one registered, which it must
+  find. It logs when each refresh was in force.
+
+Clocks: time.monotonic(), one clock for every process of the machine.
+"""
+
+import multiprocessing
+import os
+import time
+
+import numpy as np
+
+from filter import DerivedFilter
+from filter.index import ShingleIndex
+from filter.segment_store import SegmentStore, StoreView
+from filter.shingles import texts_shingles
+
+CHECK_BATCH = 100  # records a reader checks between two looks at the store (an API request's)
+
+
+def _reader(store_path, derived_filter: DerivedFilter, light, texts, records, stop_at, out):
+    view = StoreView(SegmentStore(store_path))
+    known = len(derived_filter)
+    refreshes, missed, checked_bytes, checking = [], 0, 0, 0.0
+    record_bytes = [len(r.encode("utf-8")) for r in records]
+    at = 0
+    while time.monotonic() < stop_at:
+        manifest, segments = view.current()
+        if manifest.end > known:
+            fresh = derived_filter.copy()
+            for number in range(known, manifest.end):
+                fresh.add(light(number), indexed=False)
+            fresh.use_index(
+                ShingleIndex().using(segments, removed=manifest.removed, limit=manifest.end)
+            )
+            derived_filter, known = fresh, manifest.end
+            refreshes.append((known, time.monotonic()))
+            missed += not derived_filter.check(texts(known - 1)).derived
+        batch = records[at : at + CHECK_BATCH]
+        started = time.monotonic()
+        derived_filter.check_many(batch)
+        checking += time.monotonic() - started
+        checked_bytes += sum(record_bytes[at : at + CHECK_BATCH])
+        at = (at + CHECK_BATCH) % max(1, len(records) - CHECK_BATCH)
+    out.put(
+        {
+            "pid": os.getpid(),
+            "refreshes": refreshes,
+            "missed": missed,
+            "mb_per_second": checked_bytes / 1e6 / checking if checking else 0.0,
+            "checking_share": checking,
+            "memory": _memory(),
+        }
+    )
+
+
+def _memory() -> dict:
+    """This process's resident and proportional set sizes (MB): a shared mapping counts whole
+    in the first, split among the processes mapping it in the second."""
+    found = {}
+    try:
+        with open("/proc/self/smaps_rollup") as rollup:
+            for line in rollup:
+                name, _, value = line.partition(":")
+                if name in ("Rss", "Pss", "Pss_File", "Shared_Clean"):
+                    found[name] = int(value.split()[0]) / 1024
+    except OSError:
+        pass
+    return found
+
+
+def _registrar(store_path, first: int, texts, count: int, rate: float, started_at, out):
+    store = SegmentStore(store_path)
+    times = []
+    for i in range(count):
+        target = started_at + i / rate
+        delay = target - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        registered = time.monotonic()
+        shingles, _, _ = texts_shingles([texts(first + i)], 5)
+        store.append([(first + i, shingles)])
+        times.append(registered)
+    out.put({"registered": times, "done": time.monotonic()})
+
+
+def _merger(store_path, stop_at):
+    store = SegmentStore(store_path)
+    while time.monotonic() < stop_at:
+        if not store.compact():
+            time.sleep(0.02)
+    while store.compact():  # what is left, once the registrations stop
+        pass
+
+
+def run_live(
+    store_path,
+    derived_filter: DerivedFilter,
+    light,
+    texts,
+    records: list[str],
+    *,
+    readers: int,
+    rate: float,
+    seconds: float,
+) -> dict:
+    """Registrations at `rate` for `seconds` with `readers` readers checking meanwhile (the
+    filter and the two functions giving an artifact's light record and text are the
+    readers' by fork)."""
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    first = len(derived_filter)
+    count = int(rate * seconds)
+    started_at = time.monotonic() + 2.0  # the readers start first
+    stop_at = started_at + seconds + 1.5  # and see the last registrations in
+    processes = [
+        context.Process(
+            target=_reader,
+            args=(store_path, derived_filter, light, texts, records, stop_at, out),
+        )
+        for _ in range(readers)
+    ]
+    processes.append(
+        context.Process(
+            target=_registrar, args=(store_path, first, texts, count, rate, started_at, out)
+        )
+    )
+    processes.append(context.Process(target=_merger, args=(store_path, stop_at)))
+    for process in processes:
+        process.start()
+    results = [out.get(timeout=seconds + 600) for _ in range(readers + 1)]
+    for process in processes:
+        process.join(timeout=600)
+    registrar = next(r for r in results if "registered" in r)
+    reader_logs = [r for r in results if "refreshes" in r]
+    return _summary(first, registrar, reader_logs, count, seconds)
+
+
+def _summary(first, registrar, reader_logs, count, seconds) -> dict:
+    registered = registrar["registered"]
+    lags = []
+    for i, at in enumerate(registered):
+        number, everywhere = first + i, 0.0
+        for log in reader_logs:
+            in_force = next((t for known, t in log["refreshes"] if known > number), None)
+            everywhere = max(everywhere, float("inf") if in_force is None else in_force - at)
+        lags.append(everywhere)
+    lags = np.array(lags)
+    span = registrar["done"] - registered[0] if registered else seconds
+    return {
+        "registrations": count,
+        "rate": count / span if span else 0.0,
+        "lag_p50": float(np.percentile(lags, 50)) if len(lags) else 0.0,
+        "lag_p99": float(np.percentile(lags, 99)) if len(lags) else 0.0,
+        "lag_max": float(lags.max()) if len(lags) else 0.0,
+        "not_in_force": int(np.isinf(lags).sum()),
+        "missed": sum(log["missed"] for log in reader_logs),
+        "reader_mb_per_second": [log["mb_per_second"] for log in reader_logs],
+        "memory": [log["memory"] for log in reader_logs],
+    }
