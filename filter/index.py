@@ -239,13 +239,16 @@ class LeftOut:
             return anchors
         row_positions = np.repeat(self.positions, np.diff(self.bounds))
         found, numbers, places = [anchors[0]], [anchors[1]], [anchors[2]]
-        for number, postings in enumerate(self._postings):
-            mine = self.segment == number
-            if len(self._postings) > 1 and not mine.any():
-                continue
-            starts, counts = self.starts[mine], self.counts[mine]
-            entries = expand_ranges(starts, counts)
-            found.append(np.repeat(row_positions[mine], counts))
+        # rows grouped by segment (stably: each segment's rows keep their order), segments in
+        # order: only the segments that hold some are read
+        by_segment = np.argsort(self.segment, kind="stable")
+        segment_ids = self.segment[by_segment]
+        cuts = np.flatnonzero(np.diff(segment_ids)) + 1
+        for rows in np.split(by_segment, cuts) if len(by_segment) else ():
+            postings = self._postings[int(self.segment[rows[0]])]
+            counts = self.counts[rows]
+            entries = expand_ranges(self.starts[rows], counts)
+            found.append(np.repeat(row_positions[rows], counts))
             numbers.append(postings[entries, 0])
             places.append(postings[entries, 1])
         found, numbers, places = (np.concatenate(a) for a in (found, numbers, places))

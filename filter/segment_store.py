@@ -22,6 +22,7 @@ import fcntl
 import json
 import os
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ from filter.index import MERGE_FACTOR
 from filter.segments import Segment
 
 MANIFEST = "manifest.json"
+# Seconds a segment file outlives the last manifest that named it.
+DELETE_GRACE = 10.0
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ class SegmentStore:
         with self._locked("merging"):  # no merger between its save and its commit
             with self.writing() as (manifest, commit):
                 cleared = commit(Manifest(manifest.generation))
-            self._delete_unnamed(cleared)
+            self._delete_unnamed(cleared, grace=0.0)
         return cleared
 
     def compact(self) -> bool:
@@ -166,15 +169,21 @@ class SegmentStore:
             self._delete_unnamed(done)
             return True
 
-    def _delete_unnamed(self, _: Manifest) -> None:
-        """Delete the files no manifest names now: under the writers' lock, since every file
-        is written under it too (a segment saved for an append not yet committed is named
-        by the time this runs)."""
+    def _delete_unnamed(self, _: Manifest, *, grace: float | None = None) -> None:
+        """Delete the files no manifest names now and none has for `grace` seconds (a reader
+        that read an older manifest a moment ago may still be opening them). Under the
+        writers' lock, since every file is written under it or by the one merger."""
+        grace = DELETE_GRACE if grace is None else grace
         with self.writing() as (manifest, _commit):
-            named = set(manifest.segments)
+            named, now = set(manifest.segments), time.time()
             for path in self.path.glob("segment-*.seg"):
-                if path.name not in named:
-                    path.unlink(missing_ok=True)
+                if path.name in named:
+                    continue
+                try:
+                    if now - path.stat().st_mtime > grace:
+                        path.unlink()
+                except FileNotFoundError:
+                    pass
 
 
 def _segment_sizes(store: SegmentStore, names) -> list[int]:
@@ -207,7 +216,7 @@ class StoreView:
         self._opened: dict[str, Segment] = {}
         self.opened = 0  # segment files mapped, in all
 
-    def current(self, _tries: int = 3) -> tuple[Manifest, tuple[Segment, ...]]:
+    def current(self, _tries: int = 10) -> tuple[Manifest, tuple[Segment, ...]]:
         signal = self.store.signal()
         if signal != self._signal:
             manifest = self.store.read()

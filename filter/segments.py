@@ -19,6 +19,7 @@ the machine: the page cache holds one copy (filter/index.py's SegmentStore keeps
 """
 
 import json
+import mmap
 import os
 from pathlib import Path
 
@@ -232,7 +233,10 @@ class Segment:
         n_slots = (1 << _directory_bits(n)) + 1
         lengths = {"keys": n, "postings": 2 * n, "directory": n_slots, "hashes": n}
         lengths["bitmap"] = (1 << _bitmap_bits(n)) // 8
-        whole = np.memmap(path, dtype=np.uint8, mode="r")
+        with open(path, "rb") as file:  # the mapping outlives the file object (and the file)
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        # a plain array over the mapping: np.memmap's subclass costs a call on every slice
+        whole = np.frombuffer(mapped, dtype=np.uint8)
         last = max(header["offsets"][name] for name, _ in _ARRAYS)
         if len(whole) < last + lengths["hashes"] * 8:
             raise ValueError(f"{path}: a segment cut short ({len(whole)} bytes)")

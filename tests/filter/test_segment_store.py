@@ -50,6 +50,7 @@ def test_a_view_maps_only_the_segments_it_lacks_and_merges_change_no_lookup(tmp_
         pass
     manifest, segments = view.current()
     assert len(segments) < 10
+    store._delete_unnamed(manifest, grace=0.0)
     assert sorted(p.name for p in tmp_path.glob("*.seg")) == sorted(manifest.segments)
     _same(_answers(ShingleIndex(segments), probe), _answers(whole, probe))
 
