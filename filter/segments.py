@@ -131,7 +131,7 @@ class Segment:
             np.array([number for number, _ in added], dtype=np.uint32), [len(p) for p in kept]
         )
         postings[:, 1] = np.concatenate(kept)
-        return cls._sorted_from(hashes, postings, added[0][0], added[-1][0] + 1)
+        return cls.from_entries(hashes, postings, added[0][0], added[-1][0] + 1)
 
     @classmethod
     def merged(cls, segments: list["Segment"], removed=frozenset()) -> "Segment":
@@ -141,10 +141,12 @@ class Segment:
         if removed:
             kept = ~np.isin(postings[:, 0], np.fromiter(removed, dtype=np.uint32))
             hashes, postings = hashes[kept], postings[kept]
-        return cls._sorted_from(hashes, postings, segments[0].first, segments[-1].end)
+        return cls.from_entries(hashes, postings, segments[0].first, segments[-1].end)
 
     @classmethod
-    def _sorted_from(cls, hashes, postings, first, end) -> "Segment":
+    def from_entries(cls, hashes, postings, first, end) -> "Segment":
+        """A segment of entries (hash, (artifact, position) rows) in the order they were
+        added, holding artifacts numbered [first, end)."""
         order = np.argsort(sort_keys(hashes, 64 - _directory_bits(len(hashes))), kind="stable")
         return cls(hashes[order], postings[order], first, end)
 
