@@ -174,7 +174,7 @@ def measure_size(size, store, view, derived_filter, artifacts, work, halves, flo
     entries = sum(len(s) for s in segments)
     row["segments"] = len(segments)
     row["bytes_a_shingle"] = sum(s.nbytes for s in segments) / entries
-    files_bytes = sum(p.stat().st_size for p in store.path.glob("*.seg"))
+    files_bytes = sum((store.path / name).stat().st_size for name in store.read().segments)
     row["file_bytes_a_shingle"] = files_bytes / entries
     row["entries"] = entries
     derived_filter.check("warm the index up before the clock starts")

@@ -28,13 +28,13 @@ from filter.shingles import texts_shingles
 CHECK_BATCH = 100  # records a reader checks between two looks at the store (an API request's)
 
 
-def _reader(store_path, derived_filter: DerivedFilter, light, texts, records, stop_at, out):
+def _reader(store_path, derived_filter: DerivedFilter, light, texts, records, stop, out):
     view = StoreView(SegmentStore(store_path))
     known = len(derived_filter)
     refreshes, missed, checked_bytes, checking = [], 0, 0, 0.0
     record_bytes = [len(r.encode("utf-8")) for r in records]
     at = 0
-    while time.monotonic() < stop_at:
+    while time.monotonic() < stop.value:
         manifest, segments = view.current()
         if manifest.end > known:
             fresh = derived_filter.copy()
@@ -79,7 +79,7 @@ def _memory() -> dict:
     return found
 
 
-def _registrar(store_path, first: int, texts, count: int, rate: float, started_at, out):
+def _registrar(store_path, first: int, texts, count: int, rate: float, started_at, stop, out):
     store = SegmentStore(store_path)
     times = []
     for i in range(count):
@@ -91,12 +91,14 @@ def _registrar(store_path, first: int, texts, count: int, rate: float, started_a
         shingles, _, _ = texts_shingles([texts(first + i)], 5)
         store.append([(first + i, shingles)])
         times.append(registered)
-    out.put({"registered": times, "done": time.monotonic()})
+    done = time.monotonic()
+    stop.value = done + 2.0  # the readers go on until every registration could be in force
+    out.put({"registered": times, "done": done})
 
 
-def _merger(store_path, stop_at):
+def _merger(store_path, stop):
     store = SegmentStore(store_path)
-    while time.monotonic() < stop_at:
+    while time.monotonic() < stop.value:
         if not store.compact():
             time.sleep(0.02)
     while store.compact():  # what is left, once the registrations stop
@@ -122,20 +124,21 @@ def run_live(
     first = len(derived_filter)
     count = int(rate * seconds)
     started_at = time.monotonic() + 2.0  # the readers start first
-    stop_at = started_at + seconds + 1.5  # and see the last registrations in
+    stop = context.Value("d", float("inf"))  # set by the registrar once it is done
     processes = [
         context.Process(
             target=_reader,
-            args=(store_path, derived_filter, light, texts, records, stop_at, out),
+            args=(store_path, derived_filter, light, texts, records, stop, out),
         )
         for _ in range(readers)
     ]
     processes.append(
         context.Process(
-            target=_registrar, args=(store_path, first, texts, count, rate, started_at, out)
+            target=_registrar,
+            args=(store_path, first, texts, count, rate, started_at, stop, out),
         )
     )
-    processes.append(context.Process(target=_merger, args=(store_path, stop_at)))
+    processes.append(context.Process(target=_merger, args=(store_path, stop)))
     for process in processes:
         process.start()
     results = [out.get(timeout=seconds + 600) for _ in range(readers + 1)]

@@ -197,12 +197,13 @@ def _segment_sizes(store: SegmentStore, names) -> list[int]:
 
 
 def _tier_run(store: SegmentStore, manifest: Manifest):
-    """The segments [lo, hi) to merge: the last two where the later holds more than
-    1/MERGE_FACTOR of the earlier's entries, or None."""
+    """The segments [lo, hi) to merge: from the oldest segment that a later one is more than
+    1/MERGE_FACTOR of, to the end, or None. From the oldest: while registrations keep adding
+    segments, a merge from the end only would leave the older small ones behind."""
     sizes = _segment_sizes(store, manifest.segments)
-    for at in range(len(sizes) - 1, 0, -1):
+    for at in range(1, len(sizes)):
         if sizes[at] * MERGE_FACTOR > sizes[at - 1]:
-            return at - 1, at + 1
+            return at - 1, len(sizes)
     return None
 
 
