@@ -18,8 +18,8 @@ but a store's, shared by the machine's processes (poimen/index_store.py).
 
 The state is read again only when something may have moved it, not before every check: a
 write of an artifact or a policy in this process (a model signal, and again once its
-transaction commits), or in another process of the machine (which touches the store's
-`changed` file: one stat() a check), or POIMEN_INDEX_RECHECK_SECONDS gone by since the last
+transaction commits), or in another process of the machine (which touches a file beside the
+database's manifest, signal_path(): one stat() a check), or POIMEN_INDEX_RECHECK_SECONDS gone by since the last
 read (a write on another machine, or one that bypassed the models).
 """
 
@@ -29,6 +29,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -105,7 +106,12 @@ def index_version() -> str:
 # Bumped by every write of this process that may move the state.
 _writes = itertools.count(1)
 _last_write = [0]
-CHANGED = "changed"
+
+
+def signal_path() -> Path:
+    """The file a commit touches for the machine's other processes: beside the database's
+    manifest, so one per database (and per machine, unless that folder is shared)."""
+    return Path(settings.POIMEN_MANIFEST).parent / ".index-changed"
 
 
 def _written(**_) -> None:
@@ -116,9 +122,9 @@ def _written(**_) -> None:
 
 def _committed() -> None:
     _last_write[0] = next(_writes)
-    store = index_store()
-    if store is not None:  # the machine's other processes: one stat() of this file a check
-        (store.path / CHANGED).write_text(f"{os.getpid()} {time.time_ns()}\n")
+    path = signal_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{os.getpid()} {time.time_ns()}\n")
 
 
 def connect_signals() -> None:
@@ -129,15 +135,12 @@ def connect_signals() -> None:
 
 
 def _signal():
-    """What moves when this process or another of the machine wrote."""
-    store = index_store()
-    if store is None:
-        return (_last_write[0], None)
+    """What moves when this process or another of the machine wrote: a counter and a stat()."""
     try:
-        changed = os.stat(store.path / CHANGED)
+        changed = os.stat(signal_path())
     except FileNotFoundError:
         return (_last_write[0], None)
-    return (_last_write[0], changed.st_mtime_ns, changed.st_ino)
+    return (_last_write[0], changed.st_mtime_ns, changed.st_ino, changed.st_size)
 
 
 class LiveIndex:

@@ -13,7 +13,7 @@ from filter import ArtifactRecord
 from poimen.artifact_index import artifact_index_load
 from poimen.artifact_records import artifact_from_record
 from poimen.index_store import index_store
-from poimen.index_version import CHANGED, LiveIndex, index_state, index_version
+from poimen.index_version import LiveIndex, index_state, index_version, signal_path
 from poimen.models import KindPolicy
 from poimen.services import threshold_change
 from tests.conftest import UNRELATED, demo_skill
@@ -181,7 +181,7 @@ def test_with_a_store_processes_share_the_shingles_and_read_only_what_they_lack(
     for name in SKILLS[1:]:
         with django_capture_on_commit_callbacks(execute=True):
             make_artifact(name=name)
-        assert (store.path / CHANGED).exists()
+        assert signal_path().exists()
         for live in (first, second):
             index, version = live.current()
             assert version == index_version() and len(index.filter) == SKILLS.index(name) + 1
