@@ -2,14 +2,16 @@
 server processes and queue workers check records, each keeping its filter current from the
 shared store.
 
-- the registrar shingles each new artifact and appends it to the store as a segment of its
-  own, at `rate` a second (what POST /api/v1/artifacts does with POIMEN_INDEX_DIR);
+- the registrar shingles each new artifact and stores it as a row, at `rate` a second (what
+  POST /api/v1/artifacts does: the row, then the commit's signal to the machine's processes);
 - the merger merges segments in the background (filter/segment_store.py's compact);
 - each reader (two for the server's processes, two for the queue's workers) checks records in
-  batches and, between two, asks its StoreView whether the store moved (one stat()); when it
-  did, it maps the new segments, adds what it keeps of each new artifact to a copy of its
-  filter (as index_version.LiveIndex does) and checks the last one registered, which it must
-  find. It logs when each refresh was in force.
+  batches and, between two, looks at the signal (one stat()); when it moved, it reads the new
+  rows, appends them to the store unless another reader did first (the store's lock decides),
+  maps the new segments, adds what it keeps of each new artifact to a copy of its filter (as
+  index_version.LiveIndex and index_store.store_index do) and checks the last one registered,
+  which it must find. It logs when each refresh was in force. Registrations that arrive
+  together go into the store as one segment.
 
 Clocks: time.monotonic(), one clock for every process of the machine.
 """
@@ -22,28 +24,83 @@ import numpy as np
 
 from filter import DerivedFilter
 from filter.index import ShingleIndex
-from filter.segment_store import SegmentStore, StoreView
+from filter.segment_store import SegmentStore, StoreMismatch, StoreView
 from filter.shingles import texts_shingles
 
 CHECK_BATCH = 100  # records a reader checks between two looks at the store (an API request's)
 
 
+class _Rows:
+    """The registrations as the database holds them: an append-only file of (number, shingle
+    count, shingles) rows, and a signal file touched after each (a commit's on_commit)."""
+
+    def __init__(self, path):
+        self.path, self.signal_path, self._offset = path / "rows.bin", path / "rows.signal", 0
+
+    def write(self, number: int, shingles: np.ndarray) -> None:
+        with open(self.path, "ab") as rows:
+            rows.write(np.array([number, len(shingles)], dtype=np.uint32).tobytes())
+            rows.write(shingles.astype(np.uint64).tobytes())
+        self.signal_path.write_text(str(number))
+
+    def signal(self):
+        try:
+            found = os.stat(self.signal_path)
+        except FileNotFoundError:
+            return None
+        return (found.st_mtime_ns, found.st_size, found.st_ino)
+
+    def read_new(self) -> list[tuple[int, np.ndarray]]:
+        """The rows written since the last call (whole rows only)."""
+        with open(self.path, "rb") as rows:
+            rows.seek(self._offset)
+            data = rows.read()
+        new, at = [], 0
+        while at + 8 <= len(data):
+            number, count = np.frombuffer(data, dtype=np.uint32, count=2, offset=at)
+            end = at + 8 + 8 * int(count)
+            if end > len(data):
+                break
+            new.append(
+                (int(number), np.frombuffer(data, dtype=np.uint64, count=count, offset=at + 8))
+            )
+            at = end
+        self._offset += at
+        return new
+
+
 def _reader(store_path, derived_filter: DerivedFilter, light, texts, records, stop, out):
-    view = StoreView(SegmentStore(store_path))
-    known = len(derived_filter)
+    """A server process or queue worker: checks batches; between two, one stat() of the rows'
+    signal; when it moved, the new rows are read, appended to the store unless another process
+    did first (poimen/index_store.py's store_index), the new segments mapped, the new
+    artifacts' light records added to a copy of the filter (index_version.LiveIndex)."""
+    store = SegmentStore(store_path)
+    view, rows = StoreView(store), _Rows(store_path.parent)
+    known, seen, pending = len(derived_filter), None, {}
     refreshes, missed, checked_bytes, checking = [], 0, 0, 0.0
     record_bytes = [len(r.encode("utf-8")) for r in records]
     at = 0
     while time.monotonic() < stop.value:
-        manifest, segments = view.current()
-        if manifest.end > known:
+        signal = rows.signal()
+        if signal != seen:
+            seen = signal
+            pending.update(rows.read_new())
+            end = max(pending, default=known - 1) + 1
+            manifest = store.read()
+            while manifest.end < end:
+                try:
+                    manifest = store.append(
+                        [(n, pending[n]) for n in range(manifest.end, end) if n in pending]
+                    )
+                except StoreMismatch:
+                    manifest = store.read()
+            manifest, segments = view.current()
             fresh = derived_filter.copy()
-            for number in range(known, manifest.end):
+            for number in range(known, end):
                 fresh.add(light(number), indexed=False)
-            fresh.use_index(
-                ShingleIndex().using(segments, removed=manifest.removed, limit=manifest.end)
-            )
-            derived_filter, known = fresh, manifest.end
+            fresh.use_index(ShingleIndex().using(segments, removed=manifest.removed, limit=end))
+            derived_filter, known = fresh, end
+            pending = {n: s for n, s in pending.items() if n >= manifest.end}
             refreshes.append((known, time.monotonic()))
             missed += not derived_filter.check(texts(known - 1)).derived
         batch = records[at : at + CHECK_BATCH]
@@ -80,7 +137,9 @@ def _memory() -> dict:
 
 
 def _registrar(store_path, first: int, texts, count: int, rate: float, started_at, stop, out):
-    store = SegmentStore(store_path)
+    """The API's registrations: each shingled and stored as a row (what artifact_register
+    writes), nothing more; the readers bring it into the store and their filters."""
+    rows = _Rows(store_path.parent)
     times = []
     for i in range(count):
         target = started_at + i / rate
@@ -89,7 +148,7 @@ def _registrar(store_path, first: int, texts, count: int, rate: float, started_a
             time.sleep(delay)
         registered = time.monotonic()
         shingles, _, _ = texts_shingles([texts(first + i)], 5)
-        store.append([(first + i, shingles)])
+        rows.write(first + i, shingles)
         times.append(registered)
     done = time.monotonic()
     stop.value = done + 2.0  # the readers go on until every registration could be in force
@@ -119,6 +178,8 @@ def run_live(
     """Registrations at `rate` for `seconds` with `readers` readers checking meanwhile (the
     filter and the two functions giving an artifact's light record and text are the
     readers' by fork)."""
+    for name in ("rows.bin", "rows.signal"):  # the last size's registrations are in the store
+        (store_path.parent / name).unlink(missing_ok=True)
     context = multiprocessing.get_context("fork")
     out = context.Queue()
     first = len(derived_filter)
