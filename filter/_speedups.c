@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 5
+#define SPEEDUPS_API 6
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -150,6 +150,25 @@ u32s_push(Growable *b, uint32_t value)
 {
     if (b->len == b->cap && growable_grow(b, sizeof value, 256) < 0)
         return -1;
+    ((uint32_t *)b->data)[b->len++] = value;
+    return 0;
+}
+
+/* u32s_push without the GIL: the raw allocator, and -1 without an exception set (the caller
+ * sets MemoryError once it holds the GIL again); PyMem_RawFree(data) frees it. */
+static inline int
+raw_u32s_push(Growable *b, uint32_t value)
+{
+    if (b->len == b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap * 2 : 256;
+        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof value)
+            return -1;
+        void *data = PyMem_RawRealloc(b->data, cap * sizeof value);
+        if (data == NULL)
+            return -1;
+        b->data = data;
+        b->cap = cap;
+    }
     ((uint32_t *)b->data)[b->len++] = value;
     return 0;
 }
@@ -570,18 +589,18 @@ array_view(PyObject *array, Py_buffer *view, Py_ssize_t itemsize, const char *na
     return 0;
 }
 
-/* The first of hashes[lo, hi) (sorted) not below `hash`, or hi. */
+/* The first of keys[lo, hi) (sorted) not below `key`, or hi. */
 static inline uint32_t
-first_not_below(const uint64_t *hashes, uint32_t lo, uint32_t hi, uint64_t hash)
+first_not_below(const uint32_t *keys, uint32_t lo, uint32_t hi, uint32_t key)
 {
-    while (hi - lo > 8) {
+    while (hi - lo > 16) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (hashes[mid] < hash)
+        if (keys[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    while (lo < hi && hashes[lo] < hash)
+    while (lo < hi && keys[lo] < key)
         lo++;
     return lo;
 }
@@ -592,11 +611,12 @@ first_not_below(const uint64_t *hashes, uint32_t lo, uint32_t hi, uint64_t hash)
 #define LOOKUP_BLOCK 256
 #define LOOKUP_AHEAD 8
 
-/* lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run)
+/* lookup(shingles, keys, postings, directory, bitmap, shift, bitmap_mask, max_run)
  *     -> (uint32s, n)
  *
- * filter/index.py's ShingleIndex.lookup_distinctive over its own arrays (postings: an
- * (artifact, position) pair of uint32 an entry): six uint32 arrays, one after another in one
+ * filter/segments.py's Segment.ranges over its own arrays (keys: the low 32 bits of each
+ * entry's hash, sorted within its directory slot; postings: an (artifact, position) pair of
+ * uint32 an entry): a record shingle's entries are those of its slot with its low 32 bits. Six uint32 arrays, one after another in one
  * bytearray: record positions, artifact numbers and artifact positions (n each), then for the
  * record shingles left out, those whose hash has more than max_run entries, their positions,
  * their first entries and their entry counts (m each: the rest of the bytearray in three), so
@@ -611,8 +631,8 @@ lookup(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOOOKKL:lookup", &objects[0], &objects[1], &objects[2],
                           &objects[3], &objects[4], &shift, &mask, &max_run))
         return NULL;
-    static const Py_ssize_t sizes[5] = {8, 8, 4, 4, 1};
-    static const char *names[5] = {"shingles", "hashes", "postings", "directory", "bitmap"};
+    static const Py_ssize_t sizes[5] = {8, 4, 4, 4, 1};
+    static const char *names[5] = {"shingles", "keys", "postings", "directory", "bitmap"};
     Py_buffer views[5];
     int held = 0;
     PyObject *result = NULL;
@@ -625,16 +645,20 @@ lookup(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "lookup: shift must be 1..63");
         goto done;
     }
-    const uint64_t *shingles = views[0].buf, *hashes = views[1].buf;
-    const uint32_t *postings = views[2].buf, *directory = views[3].buf;
+    const uint64_t *shingles = views[0].buf;
+    const uint32_t *keys = views[1].buf, *postings = views[2].buf, *directory = views[3].buf;
     const unsigned char *bitmap = views[4].buf;
-    Py_ssize_t n = views[0].len / 8, n_slots = views[3].len / 4 - 1, n_entries = views[1].len / 8;
+    Py_ssize_t n = views[0].len / 8, n_slots = views[3].len / 4 - 1, n_entries = views[1].len / 4;
     if ((Py_ssize_t)((mask + 1) / 8) > views[4].len || views[2].len / 8 != n_entries ||
         n_entries > UINT32_MAX || n_slots < 1 || (uint64_t)n_slots <= (UINT64_MAX >> shift)) {
         PyErr_SetString(PyExc_ValueError, "lookup: the index arrays do not fit together");
         goto done;
     }
     uint32_t passed[LOOKUP_BLOCK], first[LOOKUP_BLOCK], last[LOOKUP_BLOCK];
+    int out_of_memory = 0;
+    /* Without the GIL: the loop reads the arrays (held by their buffers) and grows C arrays
+     * with the raw allocator, so a server's other threads check meanwhile. */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t base = 0; base < n; base += LOOKUP_BLOCK) {
         const uint64_t *block = shingles + base;
         int size = n - base < LOOKUP_BLOCK ? (int)(n - base) : LOOKUP_BLOCK, n_passed = 0;
@@ -654,17 +678,17 @@ lookup(PyObject *self, PyObject *args)
             first[p] = directory[slot];
             last[p] = directory[slot + 1];
             if (first[p] < last[p]) {
-                __builtin_prefetch(hashes + first[p]);
-                __builtin_prefetch(hashes + last[p] - 1);
+                __builtin_prefetch(keys + first[p]);
+                __builtin_prefetch(keys + last[p] - 1);
             }
         }
         /* the entries of each one's hash, if any: [first, last) becomes theirs */
         for (int p = 0; p < n_passed; p++) {
-            uint64_t hash = block[passed[p]];
-            uint32_t from = first_not_below(hashes, first[p], last[p], hash), to = from;
-            if (from < last[p] && hashes[from] == hash) {
-                to = first_not_below(hashes, from + 1, last[p], hash + 1);
-                if (hash == UINT64_MAX) /* hash + 1 wrapped: the rest of the slot is equal */
+            uint32_t key = (uint32_t)block[passed[p]];
+            uint32_t from = first_not_below(keys, first[p], last[p], key), to = from;
+            if (from < last[p] && keys[from] == key) {
+                to = first_not_below(keys, from + 1, last[p], key + 1);
+                if (key == UINT32_MAX) /* key + 1 wrapped: the rest of the slot is equal */
                     to = last[p];
                 __builtin_prefetch(postings + 2 * (size_t)from);
             }
@@ -676,16 +700,28 @@ lookup(PyObject *self, PyObject *args)
             if (first[p] == last[p])
                 continue;
             if (max_run >= 0 && (long long)(last[p] - first[p]) > max_run) {
-                if (u32s_push(&left_out, query) < 0 || u32s_push(&left_first, first[p]) < 0 ||
-                    u32s_push(&left_count, last[p] - first[p]) < 0)
-                    goto done;
+                if (raw_u32s_push(&left_out, query) < 0 ||
+                    raw_u32s_push(&left_first, first[p]) < 0 ||
+                    raw_u32s_push(&left_count, last[p] - first[p]) < 0) {
+                    out_of_memory = 1;
+                    goto unlocked;
+                }
                 continue;
             }
             for (uint32_t e = first[p]; e < last[p]; e++)
-                if (u32s_push(&found, query) < 0 || u32s_push(&numbers, postings[2 * e]) < 0 ||
-                    u32s_push(&positions, postings[2 * e + 1]) < 0)
-                    goto done;
+                if (raw_u32s_push(&found, query) < 0 ||
+                    raw_u32s_push(&numbers, postings[2 * e]) < 0 ||
+                    raw_u32s_push(&positions, postings[2 * e + 1]) < 0) {
+                    out_of_memory = 1;
+                    goto unlocked;
+                }
         }
+    }
+unlocked:
+    Py_END_ALLOW_THREADS
+    if (out_of_memory) {
+        PyErr_NoMemory();
+        goto done;
     }
     /* one bytearray (one numpy array for the caller, sliced four ways) */
     Py_ssize_t size = 3 * (found.len + left_out.len) * sizeof(uint32_t);
@@ -703,12 +739,12 @@ lookup(PyObject *self, PyObject *args)
 done:
     while (held-- > 0)
         PyBuffer_Release(&views[held]);
-    PyMem_Free(found.data);
-    PyMem_Free(numbers.data);
-    PyMem_Free(positions.data);
-    PyMem_Free(left_out.data);
-    PyMem_Free(left_first.data);
-    PyMem_Free(left_count.data);
+    PyMem_RawFree(found.data);
+    PyMem_RawFree(numbers.data);
+    PyMem_RawFree(positions.data);
+    PyMem_RawFree(left_out.data);
+    PyMem_RawFree(left_first.data);
+    PyMem_RawFree(left_count.data);
     return result;
 }
 
@@ -824,12 +860,11 @@ sort_anchors(Anchor *anchors, Py_ssize_t n)
         return 0;
     }
     Py_ssize_t span = (Py_ssize_t)(high - low) + 1;
-    Py_ssize_t *starts = PyMem_Calloc(span + 1, sizeof(Py_ssize_t));
-    Anchor *copy = PyMem_Malloc(n * sizeof(Anchor));
+    Py_ssize_t *starts = PyMem_RawCalloc(span + 1, sizeof(Py_ssize_t));
+    Anchor *copy = PyMem_RawMalloc(n * sizeof(Anchor));
     if (starts == NULL || copy == NULL) {
-        PyMem_Free(starts);
-        PyMem_Free(copy);
-        PyErr_NoMemory();
+        PyMem_RawFree(starts);
+        PyMem_RawFree(copy);
         return -1;
     }
     for (Py_ssize_t a = 0; a < n; a++)
@@ -839,8 +874,8 @@ sort_anchors(Anchor *anchors, Py_ssize_t n)
     for (Py_ssize_t a = 0; a < n; a++)
         copy[starts[anchors[a].diagonal - low]++] = anchors[a];
     memcpy(anchors, copy, n * sizeof(Anchor));
-    PyMem_Free(starts);
-    PyMem_Free(copy);
+    PyMem_RawFree(starts);
+    PyMem_RawFree(copy);
     return 0;
 }
 
@@ -908,17 +943,24 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     if (n < rules->min_anchors)
         return 0;
     int status = -1;
-    Run *runs = PyMem_Malloc(n * sizeof(Run));
-    Run *chains = PyMem_Malloc(n * sizeof(Run));
-    Py_ssize_t *active = PyMem_Malloc(n * sizeof(Py_ssize_t));
-    Run *kept = PyMem_Malloc(n * sizeof(Run));
+    Run *runs = PyMem_RawMalloc(n * sizeof(Run));
+    Run *chains = PyMem_RawMalloc(n * sizeof(Run));
+    Py_ssize_t *active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
+    Run *kept = PyMem_RawMalloc(n * sizeof(Run));
     if (!runs || !chains || !active || !kept) {
         PyErr_NoMemory();
         goto done;
     }
+    /* Without the GIL until the passages are made Python tuples: the chaining reads and
+     * writes C arrays only, so the threads of a server or of check_many's callers align at
+     * once. */
+    PyThreadState *unlocked = PyEval_SaveThread();
     /* _runs: cut along each diagonal where it changes or the record steps over max_gap */
-    if (sort_anchors(anchors, n) < 0)
+    if (sort_anchors(anchors, n) < 0) {
+        PyEval_RestoreThread(unlocked);
+        PyErr_NoMemory();
         goto done;
+    }
     Py_ssize_t n_runs = 0;
     for (Py_ssize_t a = 0; a < n; a++) {
         if (a == 0 || anchors[a].diagonal != anchors[a - 1].diagonal ||
@@ -1016,6 +1058,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
         n_kept++;
     }
     qsort(kept, n_kept, sizeof(Run), by_record);
+    PyEval_RestoreThread(unlocked);
     for (Py_ssize_t c = 0; c < n_kept; c++) {
         PyObject *passage = Py_BuildValue("(LLLLL)", (long long)kept[c].i_first,
                                           (long long)kept[c].i_last, (long long)kept[c].j_first,
@@ -1028,10 +1071,10 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     }
     status = 0;
 done:
-    PyMem_Free(runs);
-    PyMem_Free(chains);
-    PyMem_Free(active);
-    PyMem_Free(kept);
+    PyMem_RawFree(runs);
+    PyMem_RawFree(chains);
+    PyMem_RawFree(active);
+    PyMem_RawFree(kept);
     return status;
 }
 
@@ -1201,18 +1244,22 @@ candidates(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    int sorted = 1;
+    int sorted = 1, out_of_range = 0;
+    /* Without the GIL: the keys are made and sorted in C arrays only. */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t a = 0; a < n; a++) {
         int64_t record = one_record ? 0 : owner[a];
         if (record < 0 || record >= n_records || artifact_no[a] < 0 ||
             artifact_no[a] >= n_artifacts) {
-            PyErr_SetString(PyExc_ValueError, "candidates: a record or artifact out of range");
-            goto done;
+            out_of_range = 1;
+            break;
         }
         keys[a] = ((uint64_t)record << 32) | (uint64_t)artifact_no[a];
         sorted &= a == 0 || one_record || owner[a] >= owner[a - 1];
     }
-    if (one_record) {
+    if (out_of_range) {
+        ; /* reported below, with the GIL */
+    } else if (one_record) {
         qsort(keys, n, sizeof(uint64_t), by_u64);
     } else if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
         for (Py_ssize_t first = 0, last; first < n; first = last) {
@@ -1222,6 +1269,11 @@ candidates(PyObject *self, PyObject *args)
         }
     } else {
         qsort(keys, n, sizeof(uint64_t), by_u64);
+    }
+    Py_END_ALLOW_THREADS
+    if (out_of_range) {
+        PyErr_SetString(PyExc_ValueError, "candidates: a record or artifact out of range");
+        goto done;
     }
     result = PyList_New(0);
     if (result == NULL)

@@ -6,6 +6,7 @@ import numpy as np
 
 from filter import speedups
 from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align_many, covered
+from filter.artifact_table import ArtifactTable
 from filter.artifacts import ArtifactRecord
 from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
 from filter.decision import (
@@ -118,14 +119,9 @@ class DerivedFilter:
         self.params = params
         self.min_overlap = min_overlap
         self.paste_words = paste_words
-        self.artifacts: list[ArtifactRecord] = []
-        self._keys: set[tuple[str, str, str]] = set()
+        self.artifacts = ArtifactTable()
         self._index = ShingleIndex()
-        # Per artifact number, for choosing candidates with numpy rather than a Python loop.
-        self._artifact_tokens: list[int] = []
-        self._artifact_min_shared: list[int] = []
         self._fewest_min_shared = 0
-        self._candidate_arrays = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def threshold_for(self, kind: str) -> float:
         return self.thresholds.get(kind, self.default_threshold)
@@ -142,8 +138,9 @@ class DerivedFilter:
     def index_nbytes(self) -> int:
         return self._index.nbytes
 
-    def add(self, artifact: ArtifactRecord) -> ArtifactRecord:
-        """Add an artifact; returns it as stored (re-shingled if it came under other params)."""
+    def add(self, artifact: ArtifactRecord, *, indexed: bool = True) -> ArtifactRecord:
+        """Add an artifact; returns it as stored (re-shingled if it came under other params).
+        indexed=False: its shingles are in an index given later (use_index), a store's."""
         if artifact.params != self.params:
             if artifact.has_text:
                 artifact = artifact.reshingled(self.params)
@@ -153,14 +150,12 @@ class DerivedFilter:
                     f"{artifact.kind}/{artifact.name}: shingles made with {made_with}, this "
                     f"filter uses {self.params}, and there is no text to make them again"
                 )
-        if artifact.key in self._keys:
+        if self.artifacts.holds(artifact.key):
             return artifact
-        self._keys.add(artifact.key)
-        self._index.add(len(self.artifacts), artifact.shingles)
-        self.artifacts.append(artifact)
-        self._artifact_tokens.append(artifact.n_tokens)
+        if indexed:
+            self._index.add(len(self.artifacts), artifact.shingles)
         needed = max(MIN_ANCHORS, self.min_shared_for(artifact.kind))
-        self._artifact_min_shared.append(needed)
+        self.artifacts.append(artifact, needed)
         self._fewest_min_shared = min(self._fewest_min_shared or needed, needed)
         return artifact
 
@@ -181,14 +176,25 @@ class DerivedFilter:
         ):
             settings.setdefault(name, getattr(self, name))
         twin = DerivedFilter(**settings)
-        twin.artifacts = list(self.artifacts)
-        twin._keys = set(self._keys)
         twin._index = self._index.copy()
-        twin._artifact_tokens = list(self._artifact_tokens)
-        needed = [max(MIN_ANCHORS, twin.min_shared_for(a.kind)) for a in twin.artifacts]
-        twin._artifact_min_shared = needed
-        twin._fewest_min_shared = min(needed, default=0)
+        if (twin.min_shared, twin.default_min_shared) == (self.min_shared, self.default_min_shared):
+            # the same rule: the table shared, not copied (a million artifacts stay as cheap
+            # to copy as ten)
+            twin.artifacts = self.artifacts.copy()
+            twin._fewest_min_shared = self._fewest_min_shared
+            return twin
+        twin.artifacts = self.artifacts.with_min_shared(
+            lambda artifact, _: max(MIN_ANCHORS, twin.min_shared_for(artifact.kind))
+        )
+        needed = twin.artifacts.min_shared
+        twin._fewest_min_shared = int(needed.min()) if len(needed) else 0
         return twin
+
+    def use_index(self, index: ShingleIndex) -> "DerivedFilter":
+        """Look up in `index` from now on: the segments of a store (filter/segment_store.py),
+        numbered as the artifacts were added here."""
+        self._index = index
+        return self
 
     def prepare(self) -> "DerivedFilter":
         """Merge the artifacts added into the index now rather than on the first check: a
@@ -283,11 +289,7 @@ class DerivedFilter:
         min_overlap of the smaller text. Once a candidate, every anchor counts, boilerplate
         included.
         """
-        tokens, min_shared = self._candidate_arrays
-        if len(tokens) != len(self.artifacts):
-            tokens = np.array(self._artifact_tokens, dtype=np.int64)
-            min_shared = np.array(self._artifact_min_shared, dtype=np.int64)
-            self._candidate_arrays = (tokens, min_shared)
+        tokens, min_shared = self.artifacts.tokens, self.artifacts.min_shared
         if not len(artifact_no):
             return
         compiled = speedups.compiled

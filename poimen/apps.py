@@ -9,6 +9,9 @@ class PoimenConfig(AppConfig):
     def ready(self):
         from axes.signals import user_locked_out
 
+        from poimen.index_version import connect_signals
         from poimen.lockout import record_lockout
 
         user_locked_out.connect(record_lockout, dispatch_uid="poimen_record_lockout")
+        # a write of an artifact or a policy tells the process's index to read its state again
+        connect_signals()

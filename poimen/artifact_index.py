@@ -1,5 +1,6 @@
 """The filter over the stored artifacts and policies, and the way back from its matches to rows."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -7,6 +8,7 @@ from django.db.models import Q, QuerySet
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, DerivedFilter, ShinglingMismatch, readable
 from poimen.artifact_records import artifact_from_record, artifact_params, artifact_to_record
+from poimen.index_store import LIGHT_FIELDS, light_record, store_index
 from poimen.models import Artifact
 from poimen.policies import Policies, report_floor
 
@@ -18,6 +20,9 @@ class ArtifactIndex:
     filter: DerivedFilter
     artifact_ids: dict[tuple[str, str, str], int]
     policies: Policies
+    # with its shingles in a store (poimen/index_store.py): each artifact number's row id and
+    # sha256, appended to by the indexes made from this one (an index reads only its own)
+    shared: tuple[list[int], list[str]] | None = None
 
 
 # How an artifact without text gets this version's shingles: its text, which has the sha256
@@ -141,7 +146,52 @@ def artifact_index_under(artifact_index: ArtifactIndex, policies: Policies) -> A
         filter=derived_filter,
         artifact_ids=artifact_index.artifact_ids,
         policies=policies,
+        shared=artifact_index.shared,
     )
+
+
+def artifact_index_shared(
+    artifact_index: ArtifactIndex | None, *, artifacts: QuerySet, policies: Policies, store
+) -> ArtifactIndex:
+    """A new index of `artifact_index`'s artifacts (when given, one made by this function)
+    and `artifacts` (rows with higher ids) under `policies`, its shingles looked up in `store`
+    (filtering what it lacks into it first): the process reads each artifact's kind, name,
+    sha256 and length, never its shingles or text."""
+    if artifact_index is None:
+        derived_filter = DerivedFilter(**_filter_settings(policies), min_overlap=report_floor())
+        extended = ArtifactIndex(derived_filter, {}, policies, shared=([], []))
+    else:
+        extended = artifact_index_under(artifact_index, policies)
+    pks, shas = extended.shared
+    derived_filter = extended.filter
+    for artifact in artifacts.only(*LIGHT_FIELDS).order_by("pk").iterator(chunk_size=2000):
+        known = len(derived_filter.artifacts)
+        derived_filter.add(light_record(artifact), indexed=False)
+        if len(derived_filter.artifacts) > known:
+            del pks[known:], shas[known:]  # what an abandoned refresh appended
+            pks.append(artifact.pk)
+            shas.append(artifact.sha256)
+    count = len(derived_filter.artifacts)
+    extended.artifact_ids = SharedArtifactIds(derived_filter.artifacts, pks)
+    derived_filter.use_index(store_index(store, count, pks.__getitem__, shas.__getitem__))
+    return extended
+
+
+class SharedArtifactIds(Mapping):
+    """artifact_ids of a shared index: the filter's own table and the row ids by number,
+    both append-only and shared with the indexes made from it, so a refresh copies neither."""
+
+    def __init__(self, table, pks: list[int]):
+        self._table, self._pks, self._n = table, pks, len(table)
+
+    def __getitem__(self, key):
+        return self._pks[self._table.number_of(key)]
+
+    def __iter__(self):
+        return (artifact.key for artifact in self._table)
+
+    def __len__(self) -> int:
+        return self._n
 
 
 def _add_artifacts(artifact_index: ArtifactIndex, artifacts: QuerySet) -> None:

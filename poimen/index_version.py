@@ -13,16 +13,35 @@ to bump: a write that changes one of them changes the state, whatever code made 
 A refresh does what the change needs: artifacts registered since are read and added to a copy
 of the index (the shingles it holds are not read or sorted again); a policy change alone
 reads no artifact. The copy replaces the index once it is whole, so a check already running
-keeps the one it started with.
+keeps the one it started with. With POIMEN_INDEX_DIR, the shingles are not the process's own
+but a store's, shared by the machine's processes (poimen/index_store.py).
+
+The state is read again only when something may have moved it, not before every check: a
+write of an artifact or a policy in this process (a model signal, and again once its
+transaction commits), or in another process of the machine (which touches a file beside the
+database's manifest, signal_path(): one stat() a check), or POIMEN_INDEX_RECHECK_SECONDS gone by since the last
+read (a write on another machine, or one that bypassed the models).
 """
 
 import hashlib
+import itertools
+import os
 import threading
+import time
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
-from django.db import connection
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models.signals import post_delete, post_save
 
-from poimen.artifact_index import ArtifactIndex, artifact_index_extend, artifact_index_load
+from poimen.artifact_index import (
+    ArtifactIndex,
+    artifact_index_extend,
+    artifact_index_load,
+    artifact_index_shared,
+)
+from poimen.index_store import all_current, index_store
 from poimen.models import Artifact, KindPolicy
 from poimen.policies import Policies
 
@@ -84,6 +103,46 @@ def index_version() -> str:
     return index_state().version
 
 
+# Bumped by every write of this process that may move the state.
+_writes = itertools.count(1)
+_last_write = [0]
+
+
+def signal_path() -> Path:
+    """The file a commit touches for the machine's other processes: beside the database's
+    manifest, so one per database (and per machine, unless that folder is shared)."""
+    return Path(settings.POIMEN_MANIFEST).parent / ".index-changed"
+
+
+def _written(**_) -> None:
+    _last_write[0] = next(_writes)
+    # again after the commit: a state read between the write and its commit saw the old one
+    transaction.on_commit(_committed)
+
+
+def _committed() -> None:
+    _last_write[0] = next(_writes)
+    path = signal_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{os.getpid()} {time.time_ns()}\n")
+
+
+def connect_signals() -> None:
+    """Registered once, from the app's ready()."""
+    for model in (Artifact, KindPolicy):
+        post_save.connect(_written, sender=model, dispatch_uid=f"index-{model.__name__}-save")
+        post_delete.connect(_written, sender=model, dispatch_uid=f"index-{model.__name__}-del")
+
+
+def _signal():
+    """What moves when this process or another of the machine wrote: a counter and a stat()."""
+    try:
+        changed = os.stat(signal_path())
+    except FileNotFoundError:
+        return (_last_write[0], None)
+    return (_last_write[0], changed.st_mtime_ns, changed.st_ino, changed.st_size)
+
+
 class LiveIndex:
     """An ArtifactIndex kept in this process (of every artifact, or of one kind's), refreshed
     when the index state moves."""
@@ -96,6 +155,8 @@ class LiveIndex:
         self._current: tuple[ArtifactIndex, IndexState] | None = None
         self.loads = 0  # full loads
         self.extensions = 0  # refreshes that read only what changed
+        self.state_reads = 0
+        self._seen = (None, 0.0)  # the signal and the time of the last state read
 
     @property
     def index(self) -> ArtifactIndex | None:
@@ -108,6 +169,7 @@ class LiveIndex:
     def reset(self) -> None:
         with self._lock:
             self._current = None
+            self._seen = (None, 0.0)
 
     def current(self) -> tuple[ArtifactIndex, str]:
         """The index in force and its version."""
@@ -116,8 +178,13 @@ class LiveIndex:
 
     def current_state(self) -> tuple[ArtifactIndex, IndexState]:
         """The index in force and the state it was built from."""
+        held, signal, now = self._current, _signal(), time.monotonic()
+        seen, read_at = self._seen
+        if held is not None and signal == seen and now - read_at < _recheck_seconds():
+            return held
         state = index_state()
-        held = self._current
+        self.state_reads += 1
+        self._seen = (signal, now)
         if held is None or held[1] != state:
             with self._lock:
                 held = self._current
@@ -129,7 +196,10 @@ class LiveIndex:
         """The index as `state` says, from `held` where it can be. It holds exactly the
         artifacts `state` counts: those with ids up to its highest."""
         policies = state.policies
-        if held is not None:
+        store = index_store() if self.kind is None else None
+        if store is not None and all_current():
+            return self._shared(held, state, store), state
+        if held is not None and held[0].shared is None:
             index, old = held
             new_ids = list(
                 Artifact.objects.filter(
@@ -149,6 +219,23 @@ class LiveIndex:
         self.loads += 1
         index = artifact_index_load(kind=self.kind, policies=policies, up_to=state.last_artifact)
         return index, state
+
+    def _shared(self, held, state: IndexState, store) -> ArtifactIndex:
+        """As _refreshed, the shingles in `store`."""
+        policies = state.policies
+        if held is not None and held[0].shared is not None:
+            index, old = held
+            rows = Artifact.objects.filter(pk__gt=old.last_artifact, pk__lte=state.last_artifact)
+            if old.artifacts + rows.count() == state.artifacts:
+                self.extensions += 1
+                return artifact_index_shared(index, artifacts=rows, policies=policies, store=store)
+        self.loads += 1
+        rows = Artifact.objects.filter(pk__lte=state.last_artifact)
+        return artifact_index_shared(None, artifacts=rows, policies=policies, store=store)
+
+
+def _recheck_seconds() -> float:
+    return settings.POIMEN_INDEX_RECHECK_SECONDS
 
 
 # The API's index in this process (each server process has its own).

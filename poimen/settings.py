@@ -172,6 +172,13 @@ _MANIFEST_FOLDER = (
 )
 POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST") or _MANIFEST_FOLDER / ".artifacts.jsonl")
 
+# The artifact index shared by the processes of this machine (poimen/index_store.py): a folder
+# of memory-mapped segment files, one store per database (empty: each process builds its own).
+POIMEN_INDEX_DIR = os.environ.get("POIMEN_INDEX_DIR", "")
+# How stale a process's index may be when nothing signalled a change (a write on another
+# machine): the database's index state is read again after this many seconds (0: every check).
+POIMEN_INDEX_RECHECK_SECONDS = float(os.environ.get("POIMEN_INDEX_RECHECK_SECONDS", "0.5"))
+
 # The app's defaults for the derived rule, the library's (filter.decision) unless set here.
 # Record–artifact pairs with at least this overlap are stored as matches (near misses included),
 # so a threshold at or above it can be applied from stored matches without re-shingling.

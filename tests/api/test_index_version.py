@@ -2,15 +2,19 @@
 
 import subprocess
 import sys
+import time
 
 import numpy as np
+import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from filter import ArtifactRecord
 from poimen.artifact_index import artifact_index_load
 from poimen.artifact_records import artifact_from_record
-from poimen.index_version import LiveIndex, index_state, index_version
+from poimen.index_store import index_store
+from poimen.index_version import LiveIndex, index_state, index_version, signal_path
+from poimen.models import KindPolicy
 from poimen.services import threshold_change
 from tests.conftest import UNRELATED, demo_skill
 
@@ -27,8 +31,10 @@ def _same_index(live, full) -> None:
         b.min_shared,
         b.default_min_shared,
     )
-    for name in ("_hashes", "_postings", "_directory", "_bitmap"):
-        assert np.array_equal(getattr(a._index, name), getattr(b._index, name)), name
+    # the same entries, in whatever segments: every lookup gives the same
+    probe = np.concatenate([x.shingles for x in b.artifacts] or [np.empty(0, dtype=np.uint64)])
+    for mine, theirs in zip(a._index.lookup(probe), b._index.lookup(probe), strict=True):
+        assert np.array_equal(mine, theirs)
     texts = [demo_skill(s) for s in SKILLS] + [UNRELATED, demo_skill(SKILLS[0])[:900]]
     for mine, theirs in zip(a.check_many(texts), b.check_many(texts), strict=True):
         assert (mine.derived, [(m.artifact.key, m.overlap) for m in mine.matches]) == (
@@ -134,3 +140,63 @@ def test_the_client_and_the_hook_import_nothing_of_django():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_check_reads_no_state_while_nothing_was_written(make_artifact):
+    make_artifact(name=SKILLS[0])
+    live = LiveIndex()
+    live.current()
+    with CaptureQueriesContext(connection) as queries:
+        live.current(), live.current()
+    assert not queries.captured_queries and live.state_reads == 1
+
+
+def test_a_write_that_bypasses_the_models_is_seen_after_the_recheck_time(make_artifact, settings):
+    settings.POIMEN_INDEX_RECHECK_SECONDS = 0.05
+    make_artifact(name=SKILLS[0])
+    threshold_change(kind="skill", value=0.5, reason="tests")
+    live = LiveIndex()
+    live.current()
+    KindPolicy.objects.filter(kind="skill").update(threshold=0.6)  # no signal
+    time.sleep(0.06)
+    assert live.current()[0].policies.threshold_for("skill") == 0.6
+
+
+@pytest.fixture
+def shared_store(settings, tmp_path):
+    settings.POIMEN_INDEX_DIR = str(tmp_path)
+    return index_store
+
+
+def test_with_a_store_processes_share_the_shingles_and_read_only_what_they_lack(
+    make_artifact, shared_store, django_capture_on_commit_callbacks
+):
+    first, second = LiveIndex(), LiveIndex()
+    make_artifact(name=SKILLS[0])
+    first.current()
+    store = shared_store()
+    appended = store.read().generation
+    second.current()
+    assert store.read().generation == appended  # the second maps the first's segment
+    for name in SKILLS[1:]:
+        with django_capture_on_commit_callbacks(execute=True):
+            make_artifact(name=name)
+        assert signal_path().exists()
+        for live in (first, second):
+            index, version = live.current()
+            assert version == index_version() and len(index.filter) == SKILLS.index(name) + 1
+    full = artifact_index_load()
+    for live in (first, second):
+        _same_index(live.index, full)
+        # the process keeps no artifact's shingles or text: the store has them
+        assert all(not len(a.shingles) and a.text is None for a in live.index.filter.artifacts)
+    assert store.read().end == len(SKILLS)
+
+
+def test_a_store_of_another_database_is_emptied_not_trusted(make_artifact, shared_store):
+    make_artifact(name=SKILLS[0])
+    store = shared_store()
+    store.append([(0, np.arange(30, dtype=np.uint64))], meta={"last": [-1, "not this one"]})
+    index, _ = LiveIndex().current()
+    _same_index(index, artifact_index_load())
+    assert store.read().meta["last"][0] == index.artifact_ids[index.filter.artifacts[0].key]

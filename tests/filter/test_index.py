@@ -1,9 +1,13 @@
 """The shingle index (filter/index.py): which artifact positions a record's shingle finds."""
 
+from itertools import pairwise
+
 import numpy as np
+import pytest
 
 from filter import ArtifactRecord
 from filter.index import MAX_REPEATS, ShingleIndex
+from filter.segments import Segment
 
 
 def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_only():
@@ -17,47 +21,116 @@ def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_on
     assert sorted(artifact_pos.tolist()) == list(range(MAX_REPEATS))
 
 
-def _arrays(index: ShingleIndex) -> list:
-    index.merge()
-    return [index._hashes, index._postings, index._directory, index._bitmap]
-
-
-def test_adding_to_a_merged_index_gives_the_arrays_one_build_of_everything_gives():
-    """Later artifacts are merged into the sorted arrays (and counted into the directory and
-    bitmap where their sizes stay) rather than everything being sorted again: the result
-    must be the same, entry for entry, equal hashes across artifacts included."""
-    rng = np.random.default_rng(2026)
-    pool = rng.integers(0, 2**63, size=3000, dtype=np.uint64)  # shared hashes: equal entries
-    texts = [
+def _random_texts(seed: int, n: int = 40):
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 2**64 - 1, size=300, dtype=np.uint64, endpoint=True)  # shared
+    return [
         np.concatenate([rng.choice(pool, 40), rng.integers(0, 2**63, 300, dtype=np.uint64)])
-        for _ in range(40)
-    ]
+        for _ in range(n)
+    ], pool
+
+
+def _lookups(index: ShingleIndex, query) -> list:
+    """Every answer of `index` to `query`: the whole lookup, and each distinctive lookup with
+    what it left out, put back or not."""
+    answers = list(index.lookup(query))
+    for max_run in (0, 2, 5, 40):
+        *anchors, left_out = index.lookup_distinctive(query, max_run=max_run)
+        answers += [*anchors, left_out.positions, *left_out.put_back(anchors)]
+    return answers
+
+
+def _same(mine: list, theirs: list) -> None:
+    assert len(mine) == len(theirs)
+    for a, b in zip(mine, theirs, strict=True):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_an_index_in_segments_answers_as_one_segment_of_everything(seed):
+    """Artifacts added and merged in steps leave the index in several segments (the small
+    ones merged into larger ones): each lookup gives what one build of everything gives,
+    equal hashes across artifacts and boilerplate across segments included."""
+    texts, pool = _random_texts(2026)
+    rng = np.random.default_rng(seed)
+    cuts = set(rng.choice(np.arange(1, 40), size=seed % 9, replace=False).tolist())
     whole = ShingleIndex()
     for number, shingles in enumerate(texts):
         whole.add(number, shingles)
-    expected = _arrays(whole)
-    # 12,800 entries: 35 texts and then 1 or 5 more keep the directory's and bitmap's sizes;
-    # 10 and then 30 do not.
-    for first, steps in ((35, (1, 4)), (35, (5,)), (10, (30,)), (0, (40,))):
-        grown = ShingleIndex()
-        for number in range(first):
-            grown.add(number, texts[number])
-        grown.merge()
-        number = first
-        for step in steps:
-            shared = grown.copy()
-            before = [a.copy() for a in _arrays(shared)]
-            for _ in range(step):
-                grown.add(number, texts[number])
-                number += 1
+    grown = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        grown.add(number, shingles)
+        if number in cuts:
             grown.merge()
-            # the index copied from is left as it was (a check may be using it)
-            assert all(np.array_equal(a, b) for a, b in zip(_arrays(shared), before, strict=True))
-        for mine, theirs in zip(_arrays(grown), expected, strict=True):
-            assert np.array_equal(mine, theirs)
-        probe = np.concatenate([texts[3][:50], texts[-1][:50], pool[:20]])
-        for mine, theirs in zip(grown.lookup(probe), whole.lookup(probe), strict=True):
-            assert np.array_equal(mine, theirs)
+    bounds = [0, *sorted(cuts), len(texts)]
+    numbered = list(enumerate(texts))
+    in_segments = ShingleIndex([Segment.build(numbered[a:b]) for a, b in pairwise(bounds)])
+    assert len(in_segments.segments) == len(cuts) + 1 and len(whole.segments) == 1
+    probe = np.concatenate([texts[3][:50], texts[-1][:50], pool[:60], pool[:5]])
+    expected = _lookups(whole, probe)
+    _same(_lookups(grown, probe), expected)
+    _same(_lookups(in_segments, probe), expected)
+
+
+def test_a_merge_of_segments_is_the_segment_of_everything():
+    texts, _ = _random_texts(5, n=12)
+    whole = Segment.build(list(enumerate(texts)))
+    parts = [Segment.build(list(enumerate(texts))[a:b]) for a, b in ((0, 5), (5, 6), (6, 12))]
+    merged = Segment.merged(parts)
+    for name in ("keys", "postings", "directory", "bitmap", "hashes"):
+        assert np.array_equal(getattr(merged, name), getattr(whole, name)), name
+    assert (merged.first, merged.end) == (0, 12)
+
+
+def test_a_copy_is_left_as_it_was_when_the_index_grows():
+    texts, pool = _random_texts(9, n=20)
+    index = ShingleIndex()
+    for number in range(10):
+        index.add(number, texts[number])
+    before = index.copy()
+    expected = _lookups(before, pool)
+    for number in range(10, 20):
+        index.add(number, texts[number])
+        index.merge()
+    _same(_lookups(before, pool), expected)
+
+
+def test_a_removed_artifact_is_found_no_more_and_a_merge_drops_its_entries():
+    texts, pool = _random_texts(11, n=10)
+    index, without = ShingleIndex(), ShingleIndex()
+    for number, shingles in enumerate(texts):
+        index.add(number, shingles)
+        without.add(number, shingles if number != 4 else shingles[:0])
+    index.merge()
+    index.add(10, texts[0][:20])  # a second segment
+    without.add(10, texts[0][:20])
+    index.remove(4)
+    probe = np.concatenate([texts[4], pool])
+    found = index.lookup(probe)
+    assert 4 not in found[1].tolist() and len(found[0])
+    _same(list(found), list(without.lookup(probe)))
+    merged = Segment.merged(index.segments, removed={4})
+    assert 4 not in merged.postings[:, 0].tolist()
+
+
+def test_a_saved_segment_opens_memory_mapped_and_answers_alike(tmp_path):
+    texts, pool = _random_texts(13, n=15)
+    segment = Segment.build(list(enumerate(texts)))
+    segment.save(tmp_path / "one.segment")
+    opened = Segment.open(tmp_path / "one.segment")
+    assert not opened.keys.flags.owndata and not opened.keys.flags.writeable  # mapped
+    for name in ("keys", "postings", "directory", "bitmap", "hashes"):
+        assert np.array_equal(getattr(opened, name), getattr(segment, name)), name
+    probe = np.concatenate([texts[2], pool])
+    _same(_lookups(ShingleIndex([opened]), probe), _lookups(ShingleIndex([segment]), probe))
+
+
+def test_an_entry_takes_at_most_16_bytes_a_shingle():
+    texts, _ = _random_texts(17, n=200)
+    index = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        index.add(number, shingles)
+    assert index.nbytes / len(index) <= 16
 
 
 def test_left_out_shingles_put_back_are_what_a_whole_lookup_finds():
