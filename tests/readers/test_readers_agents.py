@@ -54,8 +54,8 @@ def test_a_gemini_cli_json_session_reads_every_message_and_tool_result(read, tra
     assert {r.source for r in records} == {"gemini-cli"}
     loaded = records[1]
     assert loaded.text == SKILL and loaded.metadata["tool"] == "read_file"
-    assert loaded.identity == f"gemini-cli:{session['sessionId']}/b1c2d3e4-0002/read_file-1764504005123-8f2a1c"
-    assert loaded.external_id == f"{session['sessionId']}/b1c2d3e4-0002/read_file-1764504005123-8f2a1c"
+    key = f"{session['sessionId']}/b1c2d3e4-0002/read_file-1764504005123-8f2a1c"
+    assert (loaded.external_id, loaded.identity) == (key, f"gemini-cli:{key}")
     assert loaded.metadata["timestamp"] == "2026-11-30T12:00:04.000Z"
     assert loaded.metadata["model"] == "gemini-2.5-pro"
     # turn counts conversation turns: the second user message starts the second
