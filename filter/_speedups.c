@@ -682,6 +682,10 @@ may_start_inline(Py_UCS4 c)
     return c == '<' || c == '&' || c == '\\' || c == '^';
 }
 
+/* The characters a rule may start at (a line break, or an inline rule's first character): one
+ * test a character in the pass over text that holds none, which is most of it. */
+static const unsigned char starts_a_rule[128] = {['\n'] = 1, ['<'] = 1, ['&'] = 1, ['\\'] = 1, ['^'] = 1};
+
 #define STRIP_OF_KIND(NAME, TYPE)                                                             \
     static Py_ssize_t NAME(int kind, const void *data, Py_ssize_t n, TYPE *out)               \
     {                                                                                         \
@@ -693,6 +697,10 @@ may_start_inline(Py_UCS4 c)
         i = done;                                                                             \
         while (i < n) {                                                                       \
             TYPE c = s[i];                                                                    \
+            if (c >= 128 || !starts_a_rule[c]) {                                              \
+                i++;                                                                          \
+                continue;                                                                     \
+            }                                                                                 \
             if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0) {            \
                 memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
                 len += i - done;                                                              \
