@@ -161,3 +161,34 @@ def test_a_gemini_cli_line_of_no_known_kind_is_a_problem_the_rest_is_read(read, 
         f"{path}:3: not a Gemini CLI session line (keys: what)",
         f"{path}:5: not JSON (a comment or header line?) among JSON lines",
     ]
+
+
+def test_codex_0_60_shell_output_keeps_its_exit_code_line_and_says_it(read, tmp_path):
+    """Codex 0.60 and later hand a shell call's output to the model as text under a header."""
+    output = f"Exit code: 0\nWall time: 0.4 seconds\nOutput:\n{SKILL}"
+    failed = "Exit code: 2\nWall time: 1.25 seconds\nOutput:\nrg: SKILL.md: No such file"
+
+    def item(payload: dict) -> dict:
+        return {
+            "timestamp": "2026-12-03T10:00:00.000Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    lines = [
+        {"timestamp": "t0", "type": "session_meta", "payload": {"id": "s-060"}},
+        item({"type": "function_call", "name": "shell_command", "call_id": "c1"}),
+        item({"type": "function_call_output", "call_id": "c1", "output": output}),
+        item({"type": "function_call_output", "call_id": "c1", "output": failed}),
+    ]
+    path = tmp_path / "rollout-2026-12-03T10-00-00-s-060.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    records, problems, _ = read(path)
+
+    assert problems == []
+    assert [r.text for r in records] == [output, failed]
+    assert [(r.metadata["exit_code"], r.metadata["duration_seconds"]) for r in records] == [
+        (0, 0.4),
+        (2, 1.25),
+    ]
