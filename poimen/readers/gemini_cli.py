@@ -85,7 +85,7 @@ def _read_messages(session: dict, messages: list, ctx: FileContext) -> Iterator[
     subagent = True if session.get("kind") == "subagent" else None
     turn = -1
     for index, (lineno, message) in enumerate(messages):
-        ctx.lineno = lineno
+        ctx.lineno, ctx.place = lineno, f"message {index}"
         if not isinstance(message, dict):
             yield ctx.problem("a Gemini CLI message that is not an object", line=lineno)
             continue

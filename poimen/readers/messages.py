@@ -72,6 +72,7 @@ def _read_messages(
         yield _record(ctx, fmt, system, "system", None, session, None)
     tools: dict[str, str] = {}
     for turn, message in enumerate(messages):
+        ctx.place = f"message {turn}"
         if not _is_message(message):
             yield ctx.problem(f"message {turn}: not a {{role, content}} message", line=None)
             continue

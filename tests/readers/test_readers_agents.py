@@ -192,3 +192,18 @@ def test_codex_0_60_shell_output_keeps_its_exit_code_line_and_says_it(read, tmp_
         (0, 0.4),
         (2, 1.25),
     ]
+
+
+def test_a_skip_in_a_json_document_says_where_it_is(read, transcripts):
+    """--verbose lists skips by line; a JSON document's have no line, so they name the message
+    (or the ChatGPT conversation and node) instead."""
+    path = transcripts / "gemini-cli" / GEMINI_JSON
+    _, _, skipped = read(path)
+    assert [str(s) for s in skipped][:2] == [
+        f"{path}: message 1: skipped thought",
+        f"{path}: message 1: skipped tool call",
+    ]
+    _, _, skipped = read(transcripts / "chatgpt" / "conversations.json")
+    assert all(": conversation " in str(s) and ", node " in str(s) for s in skipped)
+    _, _, skipped = read(transcripts / "messages" / "anthropic-request.json")
+    assert skipped and all(": message " in str(s) for s in skipped)
