@@ -82,7 +82,8 @@ def read_session_lines(lines: Iterable[tuple[int, dict] | Item], ctx: FileContex
 
 def _read_messages(session: dict, messages: list, ctx: FileContext) -> Iterator[Item]:
     session_id = as_str(session.get("sessionId")) or ctx.stem
-    subagent = True if session.get("kind") == "subagent" else None
+    # a sub-agent's file (kind "subagent", in its parent session's folder) is the agent's own
+    agent = session_id if session.get("kind") == "subagent" else None
     turn = -1
     for index, (lineno, message) in enumerate(messages):
         ctx.lineno, ctx.place = lineno, f"message {index}"
@@ -100,7 +101,7 @@ def _read_messages(session: dict, messages: list, ctx: FileContext) -> Iterator[
             "timestamp": as_str(message.get("timestamp")),
             "model": as_str(message.get("model")),
             "message_id": message_id,
-            "subagent": subagent,
+            "agent": agent,
             # the JSONL line of the message's last version; its index in the JSON form
             "position": index if lineno is None else lineno,
         }

@@ -207,3 +207,17 @@ def test_a_skip_in_a_json_document_says_where_it_is(read, transcripts):
     assert all(": conversation " in str(s) and ", node " in str(s) for s in skipped)
     _, _, skipped = read(transcripts / "messages" / "anthropic-request.json")
     assert skipped and all(": message " in str(s) for s in skipped)
+
+
+def test_a_gemini_cli_sub_agent_file_names_the_agent(read, tmp_path):
+    lines = [
+        {"sessionId": "sub-7", "projectHash": "p", "kind": "subagent", "directories": ["/w"]},
+        {"id": "m1", "type": "user", "content": "Find the migration skill."},
+    ]
+    path = tmp_path / "parent-session" / "sub-7.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    (record,), problems, _ = read(path)
+
+    assert problems == [] and record.metadata["agent"] == "sub-7"
