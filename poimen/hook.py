@@ -106,20 +106,21 @@ def _seconds(variable: str, default: float) -> float:
 
 
 def handle(event: dict) -> None:
+    state_dir = Path(os.environ.get("POIMEN_HOOK_STATE") or _home() / "hook-state")
+    name = event.get("hook_event_name")
+    writes = name == "PostToolUse" and event.get("tool_name") in WRITE_TOOLS
+    if writes:  # kept first, whatever follows: not configured yet, down, out of time
+        keep_written_file(event, state_dir)
     url, token = os.environ.get("POIMEN_URL"), os.environ.get("POIMEN_TOKEN")
     if not url or not token:
         log.error("POIMEN_URL and POIMEN_TOKEN must be set; nothing sent")
         return
     timeout = _seconds("POIMEN_HOOK_REQUEST_TIMEOUT", 10)
     client = Client(url, token, timeout=timeout, on_error="allow")
-    state_dir = Path(os.environ.get("POIMEN_HOOK_STATE") or _home() / "hook-state")
-    name = event.get("hook_event_name")
-    if name == "PostToolUse" and event.get("tool_name") in WRITE_TOOLS:
-        keep_written_file(event, state_dir)
     send_spooled(client, state_dir)
     if name in TRANSCRIPT_EVENTS and _transcript_path(event):
         send_transcript(client, event, state_dir)
-    elif name != "PostToolUse" or event.get("tool_name") not in WRITE_TOOLS:
+    elif not writes:
         log.info("%s: nothing to do", name)
 
 

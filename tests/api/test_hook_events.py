@@ -165,3 +165,12 @@ def test_a_write_is_kept_before_it_is_sent(hook_env, tmp_path):
     (project / ".claude" / "skills" / "release-notes" / "SKILL.md").write_text("changed since")
     assert hook({"hook_event_name": "Stop", "session_id": SESSION}, hook_env) == 0
     assert Artifact.objects.order_by("-id").first().text == "v2 " + UNRELATED
+
+
+def test_a_skill_written_before_poimen_is_configured_is_kept_too(hook_env, tmp_path):
+    unset = {k: v for k, v in hook_env.items() if k not in ("POIMEN_URL", "POIMEN_TOKEN")}
+    assert hook(write_skill(tmp_path / "shop", demo_skill("release-notes")), unset) == 0
+    assert len(list((tmp_path / "state" / "spool").glob("*.json"))) == 1
+
+    assert hook({"hook_event_name": "Stop", "session_id": SESSION}, hook_env) == 0
+    assert Artifact.objects.get().text == demo_skill("release-notes")
