@@ -7,10 +7,11 @@ Reads one hook event (JSON) on stdin:
   and stored (kept by their identity: a resend adds nothing on the server either);
 - PostToolUse of Write, Edit or MultiEdit on a SKILL.md, a memory file (CLAUDE.md,
   CLAUDE.local.md, AGENTS.md, a file in a memory/ folder), or an agent or command definition
-  in .claude/: the file's new content is registered as a new version of that artifact. When
-  poimen cannot be reached, the write is kept in the state folder's spool/ (its content as
-  written) and sent, in the order written, by the next event that reaches poimen; the server
-  registers a text once however often it comes, so a spooled write counts exactly once.
+  in .claude/: the file's new content is registered as a new version of that artifact. The
+  write is kept in the state folder's spool/ first (its content as written) and removed once
+  registered; what poimen did not take (down, not configured, out of time) is sent, in the
+  order written, by the next event that reaches poimen. The server registers a text once
+  however often it comes, so a kept write counts exactly once.
 
 It never blocks or fails the agent: whatever happens it exits 0 within POIMEN_HOOK_TIMEOUT
 seconds, and says what it did, or why it could not, in its log file.
