@@ -378,17 +378,18 @@ done:
 /* -- markup ------------------------------------------------------------------------------
  *
  * strip_markup(text) is filter/normalise.py's _cut_markup(text), for a text that is ASCII or
- * normalised already (the rules read the normalised text): the line-start rules
- * (_LINE_MARKUP) and the HTML tag rule (_TAG_MARKUP) applied to "\n" + text, each line match
- * replaced by "\n" and each tag by " ". The regexes are matched here by hand: every part of
- * them is greedy and can only succeed one way (a shorter repeat leaves a character the next
- * part cannot start with), so each rule is a straight scan; the one choice the regex makes is
- * the optional gutter before a fence or list number, tried first with the gutter, then without,
- * then the bare gutter, in the regex's order. A line match holds one line break, at its start,
- * and a tag holds none, so one pass that tries the line rules at each line break and the tag
- * rule at each "<" gives what the two passes give. `\s` is Py_UNICODE_ISSPACE and `\d`
- * Py_UNICODE_ISDECIMAL, as for the re module (SRE_UNI_IS_SPACE, SRE_UNI_IS_DIGIT); tests/filter
- * checks every code point and compares the output with the regexes on random text. */
+ * normalised already (the rules read the normalised text): its _MARKUP applied to "\n" + text,
+ * a match that starts with a line break replaced by "\n" and any other by " ". The regexes are
+ * matched here by hand: every part of them is greedy and can only succeed one way (a shorter
+ * repeat leaves a character the next part cannot start with), so each rule is a straight scan;
+ * the one choice the regex makes is the optional prefix before a fence or list number (a gutter,
+ * a path, a diff's "+"), tried first with each prefix in the regex's order, then without, then
+ * the bare prefix. A line match holds one line break (or escaped one), at its start, and the
+ * inline rules none, so one pass that tries the line rules at each line break (and at each
+ * escaped one, "\\n") and the inline rules at each "<", "&", "\\" and "^" gives what the regex
+ * gives. `\s` is Py_UNICODE_ISSPACE and `\d` Py_UNICODE_ISDECIMAL, as for the re module
+ * (SRE_UNI_IS_SPACE, SRE_UNI_IS_DIGIT); tests/filter checks every code point and compares the
+ * output with the regexes on random text. */
 
 #define AT(i) PyUnicode_READ(kind, data, (i))
 
@@ -410,7 +411,27 @@ is_ascii_letter(Py_UCS4 c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* _GUTTER at i: [^\S\n]*\d{1,9}(?:→|\t|: ); its end, or -1 */
+static inline int
+is_ascii_hex(Py_UCS4 c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* \d{1,9} then `sep` at i; the end, or -1 */
+static Py_ssize_t
+digits_then(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, Py_UCS4 sep)
+{
+    int digits = 0;
+    while (i < n && is_decimal(AT(i))) {
+        if (++digits > 9)
+            return -1;
+        i++;
+    }
+    return (digits && i < n && AT(i) == sep) ? i + 1 : -1;
+}
+
+/* _GUTTER at i: [^\S\n]*\d{1,9} then bat's [^\S\n]*(?:[-+~_‾][^\S\n]*)?│ (first: its blanks may
+ * begin with a tab), "→", a tab, "\\t", "^I", ":" or "-" (neither before two digits); its end, or -1 */
 static Py_ssize_t
 gutter_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 {
@@ -423,10 +444,62 @@ gutter_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
     }
     if (!digits || i >= n)
         return -1;
+    Py_ssize_t j = i; /* bat's gutter */
+    while (j < n && is_blank(AT(j)))
+        j++;
+    if (j < n && (AT(j) == '-' || AT(j) == '+' || AT(j) == '~' || AT(j) == '_' || AT(j) == 0x203E))
+        for (j++; j < n && is_blank(AT(j));)
+            j++;
+    if (j < n && AT(j) == 0x2502)
+        return j + 1;
     Py_UCS4 c = AT(i);
     if (c == 0x2192 || c == '\t')
         return i + 1;
-    return (c == ':' && i + 1 < n && AT(i + 1) == ' ') ? i + 2 : -1;
+    if ((c == '\\' && i + 1 < n && AT(i + 1) == 't') ||
+        (c == '^' && i + 1 < n && (AT(i + 1) == 'I' || AT(i + 1) == 'i')))
+        return i + 2;
+    if ((c == ':' || c == '-') && !(i + 2 < n && is_decimal(AT(i + 1)) && is_decimal(AT(i + 2))))
+        return i + 1;
+    return -1;
+}
+
+/* _PATH at i: [^\s:\\./]*[./](?:[^\s:\\-]|-(?!\d{1,9}-))*(?::\d{1,9}:(?:\d{1,9}:)?|-\d{1,9}-);
+ * its end, or -1 */
+static Py_ssize_t
+path_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    Py_UCS4 c;
+    while (i < n && (c = AT(i)) != ':' && c != '\\' && c != '.' && c != '/' &&
+           !Py_UNICODE_ISSPACE(c))
+        i++;
+    if (!(i < n && (AT(i) == '.' || AT(i) == '/')))
+        return -1;
+    for (i++; i < n; i++) {
+        c = AT(i);
+        if (c == '\\' || Py_UNICODE_ISSPACE(c))
+            return -1;
+        Py_ssize_t end;
+        if (c == ':') {
+            if ((end = digits_then(kind, data, n, i + 1, ':')) < 0)
+                return -1;
+            Py_ssize_t column = digits_then(kind, data, n, end, ':');
+            return column >= 0 ? column : end;
+        }
+        if (c == '-' && (end = digits_then(kind, data, n, i + 1, '-')) >= 0)
+            return end;
+    }
+    return -1;
+}
+
+/* _PREFIX's alternative `which` (0 a gutter, 1 a path, 2 a diff's "+") at i; its end, or -1 */
+static Py_ssize_t
+prefix_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, int which)
+{
+    if (which == 0)
+        return gutter_end(kind, data, n, i);
+    if (which == 1)
+        return path_end(kind, data, n, i);
+    return (i < n && AT(i) == '+') ? i + 1 : -1;
 }
 
 /* _QUOTES[^\S\n]*_FENCE_OR_NUMBER at i; its end, or -1 */
@@ -447,14 +520,21 @@ fence_or_number_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
     if (i >= n)
         return -1;
     Py_UCS4 c = AT(i);
-    if (c == '`' || c == '~') { /* (?:`{3,}|~{3,})[^\n]* */
+    if (c == '`' || c == '~') { /* (?:`{3,}|~{3,})(?:[^\n\\]|\\[^n\n]|\\(?=\n|\Z))* */
         Py_ssize_t j = i;
         while (j < n && AT(j) == c)
             j++;
         if (j - i < 3)
             return -1;
-        while (j < n && AT(j) != '\n')
+        while (j < n && AT(j) != '\n') {
+            if (AT(j) == '\\' && j + 1 < n) {
+                if (AT(j + 1) == 'n')
+                    break; /* an escaped line break ends the line too */
+                if (AT(j + 1) != '\n')
+                    j++;
+            }
             j++;
+        }
         return j;
     }
     if (c == '-' || c == '*' || c == '+') { /* (?:[-*+][^\S\n]+)? */
@@ -480,12 +560,19 @@ fence_or_number_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 static Py_ssize_t
 line_markup_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t q)
 {
-    Py_ssize_t gutter = gutter_end(kind, data, n, q), end;
-    if (gutter >= 0 && (end = fence_or_number_end(kind, data, n, gutter)) >= 0)
-        return end;
+    Py_ssize_t prefixes[3], end;
+    for (int which = 0; which < 3; which++) {
+        prefixes[which] = prefix_end(kind, data, n, q, which);
+        if (prefixes[which] >= 0 &&
+            (end = fence_or_number_end(kind, data, n, prefixes[which])) >= 0)
+            return end;
+    }
     if ((end = fence_or_number_end(kind, data, n, q)) >= 0)
         return end;
-    return gutter;
+    for (int which = 0; which < 3; which++)
+        if (prefixes[which] >= 0)
+            return prefixes[which];
+    return -1;
 }
 
 /* _TAG at p (a "<"): </?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>; its end, or -1 */
@@ -510,6 +597,114 @@ tag_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
     return (i < n && AT(i) == '>') ? i + 1 : -1;
 }
 
+/* whether the text at i is the ASCII `word` */
+static inline int
+at_word(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, const char *word)
+{
+    for (; *word; word++, i++)
+        if (!(i < n && AT(i) == (Py_UCS4)(unsigned char)*word))
+            return 0;
+    return 1;
+}
+
+/* _ESCAPED_TAG at p (a "&"): &lt;/?[A-Za-z][A-Za-z0-9-]*(?:[ \t](?:[^<>\n&]|&(?!gt;))*)?/?&gt; */
+static Py_ssize_t
+escaped_tag_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
+{
+    if (!at_word(kind, data, n, p, "&lt;"))
+        return -1;
+    Py_ssize_t i = p + 4;
+    if (i < n && AT(i) == '/')
+        i++;
+    if (!(i < n && is_ascii_letter(AT(i))))
+        return -1;
+    i++;
+    while (i < n && (is_ascii_letter(AT(i)) || (AT(i) >= '0' && AT(i) <= '9') || AT(i) == '-'))
+        i++;
+    if (i < n && (AT(i) == ' ' || AT(i) == '\t')) {
+        i++;
+        while (i < n && AT(i) != '<' && AT(i) != '>' && AT(i) != '\n' &&
+               !(AT(i) == '&' && at_word(kind, data, n, i, "&gt;")))
+            i++;
+    }
+    if (i < n && AT(i) == '/')
+        i++;
+    return at_word(kind, data, n, i, "&gt;") ? i + 4 : -1;
+}
+
+/* _ENTITY at p (a "&"): &(?:lt|gt|amp|quot|apos|nbsp|#\d{1,7}|#x[0-9a-fA-F]{1,6}); */
+static Py_ssize_t
+entity_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
+{
+    static const char *const named[] = {"&lt;", "&gt;", "&amp;", "&quot;", "&apos;", "&nbsp;"};
+    for (size_t w = 0; w < sizeof named / sizeof *named; w++)
+        if (at_word(kind, data, n, p, named[w]))
+            return p + (Py_ssize_t)strlen(named[w]);
+    if (!(p + 1 < n && AT(p + 1) == '#'))
+        return -1;
+    Py_ssize_t i = p + 2;
+    int hex = i < n && AT(i) == 'x', count = 0, most = hex ? 6 : 7;
+    for (i += hex; i < n && (hex ? is_ascii_hex(AT(i)) : is_decimal(AT(i))); i++)
+        if (++count > most)
+            return -1;
+    return (count && i < n && AT(i) == ';') ? i + 1 : -1;
+}
+
+/* _ESCAPE at p (a "\\"): \\(?:[\\"/bfnrt]|u[0-9a-fA-F]{4}) */
+static Py_ssize_t
+escape_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
+{
+    if (p + 1 >= n)
+        return -1;
+    Py_UCS4 c = AT(p + 1);
+    if (c == '\\' || c == '"' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' ||
+        c == 't')
+        return p + 2;
+    if (c != 'u' || p + 5 >= n)
+        return -1;
+    for (Py_ssize_t i = p + 2; i < p + 6; i++)
+        if (!is_ascii_hex(AT(i)))
+            return -1;
+    return p + 6;
+}
+
+/* The rules that start at p, a character that is not a line break, in the regex's order: the
+ * line rules after an escaped line break, then the inline ones; the end of the match, or -1. */
+static Py_ssize_t
+inline_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
+{
+    Py_ssize_t end;
+    switch (AT(p)) {
+    case '<':
+        return tag_end(kind, data, n, p);
+    case '&':
+        return (end = escaped_tag_end(kind, data, n, p)) >= 0 ? end
+                                                              : entity_end(kind, data, n, p);
+    case '\\':
+        if (p + 1 < n && AT(p + 1) == 'n' && (end = line_markup_end(kind, data, n, p + 2)) >= 0)
+            return end;
+        return escape_end(kind, data, n, p);
+    case '^': /* _CARET: \^(?:[Ii]|[Mm](?=\$)) */
+        if (p + 1 < n && (AT(p + 1) == 'I' || AT(p + 1) == 'i'))
+            return p + 2;
+        if (p + 2 < n && (AT(p + 1) == 'M' || AT(p + 1) == 'm') && AT(p + 2) == '$')
+            return p + 2;
+        return -1;
+    default:
+        return -1;
+    }
+}
+
+static inline int
+may_start_inline(Py_UCS4 c)
+{
+    return c == '<' || c == '&' || c == '\\' || c == '^';
+}
+
+/* The characters a rule may start at (a line break, or an inline rule's first character): one
+ * test a character in the pass over text that holds none, which is most of it. */
+static const unsigned char starts_a_rule[128] = {['\n'] = 1, ['<'] = 1, ['&'] = 1, ['\\'] = 1, ['^'] = 1};
+
 #define STRIP_OF_KIND(NAME, TYPE)                                                             \
     static Py_ssize_t NAME(int kind, const void *data, Py_ssize_t n, TYPE *out)               \
     {                                                                                         \
@@ -521,12 +716,16 @@ tag_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t p)
         i = done;                                                                             \
         while (i < n) {                                                                       \
             TYPE c = s[i];                                                                    \
+            if (c >= 128 || !starts_a_rule[c]) {                                              \
+                i++;                                                                          \
+                continue;                                                                     \
+            }                                                                                 \
             if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0) {            \
                 memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
                 len += i - done;                                                              \
                 out[len++] = '\n';                                                            \
                 done = i = end;                                                               \
-            } else if (c == '<' && (end = tag_end(kind, data, n, i)) >= 0) {                  \
+            } else if (may_start_inline(c) && (end = inline_end(kind, data, n, i)) >= 0) {     \
                 memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
                 len += i - done;                                                              \
                 out[len++] = ' ';                                                             \
@@ -1483,7 +1682,7 @@ blank_in_place(Py_UCS4 *s, Py_ssize_t n, Growable *ranges)
             from = 0; /* the first line, after the line break strip_markup puts before it */
         else if (i < n && s[i] == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0)
             from = i + 1;
-        else if (i < n && s[i] == '<' && (end = tag_end(kind, data, n, i)) >= 0)
+        else if (i < n && may_start_inline(s[i]) && (end = inline_end(kind, data, n, i)) >= 0)
             from = i;
         else {
             i++;

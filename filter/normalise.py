@@ -22,38 +22,70 @@ from typing import NamedTuple
 
 from filter import speedups
 
-# norm-v2: the markup rules read the normalised text (norm-v1 read the text as written, so
-# fullwidth tags became words), and a "12: " gutter needs its space (norm-v1's VERBOSE regex
-# dropped it, so "10:30" at a line start lost its "10"). filter/shingles.py says which older
-# versions' shingles can still be read.
-NORMALISER_VERSION = "norm-v2"
+# norm-v3: the read shapes (docs/read-shapes.md): a path before every line ("rg -n", "grep
+# -Hn", grep's context lines, Claude Code's Grep tool), a bare line number ("12:", "12-"), a
+# diff's "+", bat's "│" gutter, a file inside a JSON string (escapes, the escaped line break a
+# line start), HTML-escaped text and "cat -A"'s "^I". norm-v2 made the markup rules read the
+# normalised text; norm-v1 read it as written. filter/shingles.py says which older versions'
+# shingles can still be read.
+NORMALISER_VERSION = "norm-v3"
 
-# A line-number gutter as file-reading tools print it: "    12→", "12<TAB>" (cat -n), "12: ".
-# The rules are compiled VERBOSE, so the space after the colon is written as a class.
-# filter/_speedups.c matches what the compiled regex matches.
-_GUTTER = r"[^\S\n]*\d{1,9}(?:→|\t|:[ ])"
+# Each rule below is one entry of the catalogue in docs/read-shapes.md. Every part of every rule
+# is greedy and can succeed one way only, so filter/_speedups.c matches them as straight scans.
+#
+# A line-number gutter as file-reading tools print it: "    12→" (Claude Code's Read), "12<TAB>"
+# (cat -n; "\t" inside a JSON string, "^I" under cat -A), bat's "   12 │" (a git mark may sit
+# before the bar), "12:" and "12-" (grep -n, Claude Code's Grep in one file: a match and a
+# context line) unless two digits follow ("10:30", "2024-01-15" are no gutters; "3:1. Run" is).
+# bat's comes first: its blanks may begin with the tab of "12<TAB>", and the longer one wins.
+_BAT_BAR = r"[^\S\n]*(?:[-+~_‾][^\S\n]*)?│"
+_GUTTER = rf"[^\S\n]*\d{{1,9}}(?:{_BAT_BAR}|→|\t|\\t|\^[Ii]|:(?!\d\d)|-(?!\d\d))"
+# A path before the line number: "src/a.md:12:", with rg's column "src/a.md:12:5:", and grep's
+# context line "src/a.md-12-". The path holds a "." or a "/" (so "10:30:" is no path), no
+# space, colon or backslash; the first "-N-" after its first "." or "/" ends it.
+_PATH = r"""[^\s:\\./]*[./](?:[^\s:\\-]|-(?!\d{1,9}-))*(?::\d{1,9}:(?:\d{1,9}:)?|-\d{1,9}-)"""
+# What may stand before a line's own markup: a gutter, a path, or a diff's added-line "+"
+# ("git diff", Codex's apply_patch).
+_PREFIX = rf"(?:{_GUTTER}|{_PATH}|\+)"
+# A line starts after a line break, or after an escaped one inside a JSON string.
+_LINE_BREAK = r"(?:\n|\\n)"
 # Blockquote marks, then a bullet, before a list number such as "1." or "2)".
 _QUOTES = r"(?:[^\S\n]*>)*"
 
-# Every line-start rule begins with the newline before the line (strip_markup puts one before
-# the first line), and the tag rule with "<": the regex engine can then skip ahead to those two
-# characters instead of trying every rule at every position.
-_FENCE_OR_NUMBER = r"(?:(?:`{3,}|~{3,})[^\n]*|(?:[-*+][^\S\n]+)?\d{1,9}[.)](?=\s|\Z))"
+# Every line-start rule begins with the line break before the line (strip_markup puts one before
+# the first line), the tag rules with "<" or "&", an escape with "\" and cat -A's tab with "^":
+# the regex engine can then skip ahead to those characters instead of trying every rule at
+# every position. A fence line's info string ends at the line's end, escaped or not.
+_FENCE_OR_NUMBER = (
+    r"(?:(?:`{3,}|~{3,})(?:[^\n\\]|\\[^n\n]|\\(?=\n|\Z))*"
+    r"|(?:[-*+][^\S\n]+)?\d{1,9}[.)](?=\s|\Z))"
+)
 _LINE_START = rf"""
-    # after any gutter, quote marks and bullet: a code fence line, its info string included
+    # after any prefix, quote marks and bullet: a code fence line, its info string included
     # ("```python", "~~~ {{.sh}}"), or a list number ("1.", "2)")
-    \n(?:{_GUTTER})?{_QUOTES}[^\S\n]*{_FENCE_OR_NUMBER}
-    # else a bare gutter
-    | \n{_GUTTER}
+    {_LINE_BREAK}{_PREFIX}?{_QUOTES}[^\S\n]*{_FENCE_OR_NUMBER}
+    # else a bare prefix
+    | {_LINE_BREAK}{_PREFIX}
 """
 # an HTML tag, attributes and all
 _TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>"
-_MARKUP = re.compile(rf"{_LINE_START} | {_TAG}", re.VERBOSE)
+# HTML-escaped text ("<pre>" of a page, an HTML report): an escaped tag, then any entity the
+# escaping makes (a numeric one stands for punctuation there)
+_ESCAPED_TAG = r"&lt;/?[A-Za-z][A-Za-z0-9-]*(?:[ \t](?:[^<>\n&]|&(?!gt;))*)?/?&gt;"
+_ENTITY = r"&(?:lt|gt|amp|quot|apos|nbsp|\#\d{1,7}|\#x[0-9a-fA-F]{1,6});"
+# a JSON string's escapes (MCP tools, some shells); "\n" that starts no line markup too
+_ESCAPE = r'\\(?:[\\"/bfnrt]|u[0-9a-fA-F]{4})'
+# cat -A: a tab is "^I", a carriage return "^M" before the "$" that ends each line
+_CARET = r"\^(?:[Ii]|[Mm](?=\$))"
+_INLINE = rf"{_TAG} | {_ESCAPED_TAG} | {_ENTITY} | {_ESCAPE} | {_CARET}"
+_MARKUP = re.compile(rf"{_LINE_START} | {_INLINE}", re.VERBOSE)
 # The same rules apart, for the words alone: each pass searches for its one first character,
-# about twice as fast as the two together. A tag never holds a line break, and the line pass
-# leaves one where it cut, so the tag pass finds the tags the rules together find.
+# about twice as fast as the rules together. A tag never holds a line break, and the line pass
+# leaves one where it cut, so the tag pass finds the tags the rules together find. A text with
+# a character the other inline rules start with (rare) is cut in the one pass, as C cuts it.
 _LINE_MARKUP = re.compile(_LINE_START, re.VERBOSE)
 _TAG_MARKUP = re.compile(_TAG, re.VERBOSE)
+_ONE_PASS_ONLY = ("\\", "&", "^")
 
 # ASCII text (the common case) is lower-cased in one go; no offset can move. The hot path
 # finds the words as bytes, which is what they are hashed as.
@@ -250,7 +282,13 @@ def _cut_markup(normalised: str) -> str:
     compiled = speedups.compiled
     if compiled is not None:
         return compiled.strip_markup(normalised)
+    if any(character in normalised for character in _ONE_PASS_ONLY):
+        return _MARKUP.sub(_cut, "\n" + normalised)
     return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + normalised))
+
+
+def _cut(match: re.Match) -> str:
+    return "\n" if match.group()[0] == "\n" else " "
 
 
 def words(text: str) -> list[str]:

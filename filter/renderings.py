@@ -9,6 +9,7 @@ benchmarks plant copies with them. Nothing on the filter's own path imports this
 """
 
 import html
+import json
 import random
 import re
 import textwrap
@@ -320,3 +321,79 @@ def word_slice(text: str, *, words: int, seed: int) -> str:
     found = list(re.finditer(r"\S+", text))
     start = random.Random(seed).randrange(len(found) - words)
     return text[found[start].start() : found[start + words - 1].end()]
+
+
+def path_prefixed(
+    text: str, path: str = "", *, context_every: int = 0, column: bool = False
+) -> str:
+    """The file as `rg -n` over several files and `grep -Hn` print it (Claude Code's Grep tool
+    too): `path:N:` before each line, or `N:` without a path (grep -n of one file); with
+    `context_every`, all but every such line are grep -C's context lines (`path-N-`, `N-`);
+    with `column`, rg --column's `path:N:1:`."""
+    out = []
+    for number, line in enumerate(text.split("\n"), 1):
+        start = f"{path}-{number}-" if path else f"{number}-"
+        if not (context_every and number % context_every):
+            start = f"{path}:{number}:" if path else f"{number}:"
+            start += "1:" if column else ""
+        out.append(start + line)
+    return "\n".join(out)
+
+
+def git_diff_added(text: str, path: str) -> str:
+    """The file as `git diff` shows it added: headers, one hunk, `+` before every line."""
+    lines = text.split("\n")
+    head = [
+        f"diff --git a/{path} b/{path}",
+        "new file mode 100644",
+        "index 0000000..3b18e51",
+        "--- /dev/null",
+        f"+++ b/{path}",
+        f"@@ -0,0 +1,{len(lines)} @@",
+    ]
+    return "\n".join(head + [f"+{line}" for line in lines])
+
+
+def apply_patch_added(text: str, path: str) -> str:  # Codex's apply_patch envelope
+    added = "\n".join(f"+{line}" for line in text.split("\n"))
+    return f"*** Begin Patch\n*** Add File: {path}\n{added}\n*** End Patch"
+
+
+def json_string(text: str, *, ensure_ascii: bool = True) -> str:
+    """The file inside a JSON string, as an MCP tool's result carries it: line breaks, tabs and
+    quotes escaped (and, as Python's json does by default, every non-ASCII character)."""
+    body = json.dumps(text, ensure_ascii=ensure_ascii)
+    return f'{{"content": [{{"type": "text", "text": {body}}}], "isError": false}}'
+
+
+def html_pre(text: str) -> str:
+    return f"<pre>{html.escape(text)}</pre>"  # a web page's or an HTML report's
+
+
+def cat_a(text: str) -> str:
+    """The file as `cat -A` prints it: `$` at each line end, `^I` for a tab, other control
+    bytes in caret notation and bytes over 127 as `M-` (cat's own notation)."""
+    out = []
+    for byte in text.encode():
+        prefix = "M-" if byte >= 128 else ""
+        byte &= 127
+        if byte == 10 and not prefix:
+            out.append("$\n")
+        elif byte < 32 or byte == 127:
+            out.append(f"{prefix}^{chr(byte ^ 64)}")
+        else:
+            out.append(f"{prefix}{chr(byte)}")
+    return "".join(out) + "$"
+
+
+def bat_full(text: str, path: str, *, changed_every: int = 0) -> str:
+    """The file as `bat --style=full` prints it: a header grid, `   N │ ` before each line and,
+    with `changed_every`, git's `~` mark on every such line (` ` on the others)."""
+    rule = "\u2500" * 7
+    lines = text.split("\n")
+    out = [f"{rule}\u252c{rule * 6}", f"{'':7}\u2502 File: {path}", f"{rule}\u253c{rule * 6}"]
+    for number, line in enumerate(lines, 1):
+        mark = ("  ", "~ ")[number % changed_every == 0] if changed_every else ""
+        out.append(f"{number:>4} {mark}\u2502 {line}")
+    out.append(f"{rule}\u2534{rule * 6}")
+    return "\n".join(out)

@@ -54,10 +54,11 @@ def supported(params: ShingleParams) -> bool:
 # text to make them again (an artifact known from its manifest line alone). Their words are
 # this version's except around what changed since, so such a list still finds a copy, a few
 # shingles fewer where the text had those: norm-v1 kept fullwidth (and other NFKC-folded)
-# markup as words, and took "12:" at a line start for a gutter whatever followed. The
+# markup as words, and took "12:" at a line start for a gutter whatever followed; norm-v2 kept
+# the read shapes of docs/read-shapes.md (a path or "12:" before each line, escapes) as words. The
 # artifact keeps the params it was made with, and is reported until registered again with
 # its text; any other list without text is refused (ShinglingMismatch).
-READABLE_NORMALISERS = ("norm-v1",)
+READABLE_NORMALISERS = ("norm-v1", "norm-v2")
 
 
 def readable(made_with: ShingleParams | None, params: ShingleParams = DEFAULT_PARAMS) -> bool:

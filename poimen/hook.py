@@ -1,12 +1,17 @@
 """poimen-hook: Claude Code's hooks, sent to poimen's API. Imports nothing of Django.
 
 Reads one hook event (JSON) on stdin:
-- Stop, SubagentStop, SessionEnd, PreCompact (they carry transcript_path and session_id): the
-  transcript is read with poimen's own reader, and the records not sent yet are checked and
-  stored (kept by their identity: a resend adds nothing on the server either);
+- Stop, SubagentStop, SessionEnd, PreCompact, PostCompact (they carry transcript_path and
+  session_id; SubagentStop the sub-agent's own agent_transcript_path, which is the one sent):
+  the transcript is read with poimen's own reader, and the records not sent yet are checked
+  and stored (kept by their identity: a resend adds nothing on the server either);
 - PostToolUse of Write, Edit or MultiEdit on a SKILL.md, a memory file (CLAUDE.md,
   CLAUDE.local.md, AGENTS.md, a file in a memory/ folder), or an agent or command definition
-  in .claude/: the file's new content is registered as a new version of that artifact.
+  in .claude/: the file's new content is registered as a new version of that artifact. The
+  write is kept in the state folder's spool/ first (its content as written) and removed once
+  registered; what poimen did not take (down, not configured, out of time) is sent, in the
+  order written, by the next event that reaches poimen. The server registers a text once
+  however often it comes, so a kept write counts exactly once.
 
 It never blocks or fails the agent: whatever happens it exits 0 within POIMEN_HOOK_TIMEOUT
 seconds, and says what it did, or why it could not, in its log file.
@@ -23,13 +28,14 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from poimen.agent_files import file_artifact
 from poimen.client import UNCHECKED, Client
 from poimen.readers import Candidate, read_file, record_keys
 
-TRANSCRIPT_EVENTS = frozenset({"Stop", "SubagentStop", "SessionEnd", "PreCompact"})
+TRANSCRIPT_EVENTS = frozenset({"Stop", "SubagentStop", "SessionEnd", "PreCompact", "PostCompact"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 
 log = logging.getLogger("poimen.hook")
@@ -101,21 +107,30 @@ def _seconds(variable: str, default: float) -> float:
 
 
 def handle(event: dict) -> None:
+    state_dir = Path(os.environ.get("POIMEN_HOOK_STATE") or _home() / "hook-state")
+    name = event.get("hook_event_name")
+    writes = name == "PostToolUse" and event.get("tool_name") in WRITE_TOOLS
+    if writes:  # kept first, whatever follows: not configured yet, down, out of time
+        keep_written_file(event, state_dir)
     url, token = os.environ.get("POIMEN_URL"), os.environ.get("POIMEN_TOKEN")
     if not url or not token:
         log.error("POIMEN_URL and POIMEN_TOKEN must be set; nothing sent")
         return
     timeout = _seconds("POIMEN_HOOK_REQUEST_TIMEOUT", 10)
     client = Client(url, token, timeout=timeout, on_error="allow")
-    name = event.get("hook_event_name")
-    if name in TRANSCRIPT_EVENTS and event.get("transcript_path"):
-        send_transcript(
-            client, event, Path(os.environ.get("POIMEN_HOOK_STATE") or _home() / "hook-state")
-        )
-    elif name == "PostToolUse" and event.get("tool_name") in WRITE_TOOLS:
-        register_written_file(client, event)
-    else:
+    send_spooled(client, state_dir)
+    if name in TRANSCRIPT_EVENTS and _transcript_path(event):
+        send_transcript(client, event, state_dir)
+    elif not writes:
         log.info("%s: nothing to do", name)
+
+
+def _transcript_path(event: dict) -> str | None:
+    """The transcript an event is about: a sub-agent's own on SubagentStop (the main
+    session's transcript_path does not hold the sub-agent's turns)."""
+    if event.get("hook_event_name") == "SubagentStop" and event.get("agent_transcript_path"):
+        return event["agent_transcript_path"]
+    return event.get("transcript_path")
 
 
 # --- transcripts -----------------------------------------------------------------------------
@@ -176,7 +191,7 @@ def _write_sent(path: Path, sent: set[str]) -> None:
 
 
 def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
-    transcript = Path(event["transcript_path"]).expanduser()
+    transcript = Path(_transcript_path(event)).expanduser()
     session = str(event.get("session_id") or transcript.stem)
     state = _state_file(state_dir, session, transcript)
     health = client.health()
@@ -242,7 +257,9 @@ def send_transcript(client: Client, event: dict, state_dir: Path) -> None:
 # --- artifacts -------------------------------------------------------------------------------
 
 
-def register_written_file(client: Client, event: dict) -> None:
+def keep_written_file(event: dict, state_dir: Path) -> None:
+    """Keep the written file's content in the spool if it is an artifact: kept before it is
+    sent, so no timeout, crash or server down between the two loses it."""
     file_path = (event.get("tool_input") or {}).get("file_path")
     if not isinstance(file_path, str):
         log.info("PostToolUse %s without a file_path: nothing to do", event.get("tool_name"))
@@ -261,7 +278,48 @@ def register_written_file(client: Client, event: dict) -> None:
     if not text.strip():
         log.info("%s: empty, not registered", path)
         return
-    artifact = client.register(kind, name, text)
-    if artifact is not None:
+    _spool(state_dir, {"kind": kind, "name": name, "text": text, "path": str(path)})
+
+
+def _spool(state_dir: Path, write: dict) -> Path:
+    """Keep an artifact write that could not be sent; its name orders it after every earlier
+    one (the later version of a file must be registered last)."""
+    spool = state_dir / "spool"
+    spool.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(f"{write['kind']}\0{write['name']}\0{write['text']}".encode())
+    path = spool / f"{time.time_ns():020d}-{digest.hexdigest()[:16]}.json"
+    fd, temporary = tempfile.mkstemp(dir=spool, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        json.dump(write, stream)
+    os.replace(temporary, path)  # whole or not at all: a crash leaves no half a write
+    return path
+
+
+def send_spooled(client: Client, state_dir: Path) -> None:
+    """Send the kept artifact writes (this event's too), oldest first, each removed once poimen
+    registered it; at the first that cannot be sent the rest wait for the next event. A write
+    sent twice (two hooks at once, a crash before the removal) is one artifact: the server
+    keeps a text once."""
+    spool = state_dir / "spool"
+    try:
+        kept = sorted(spool.glob("*.json"))
+    except OSError:
+        return
+    for path in kept:
+        try:
+            write = json.loads(path.read_text(encoding="utf-8"))
+            kind, name, text = write["kind"], write["name"], write["text"]
+        except FileNotFoundError:
+            continue  # another hook sent it
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            log.error("%s: a kept write that cannot be read (%s): left for a person", path, error)
+            continue
+        artifact = client.register(kind, name, text)
+        if artifact is None:
+            log.warning(
+                "%s/%s and the writes after it are kept, sent with the next event", kind, name
+            )
+            return
+        path.unlink(missing_ok=True)
         state = "registered" if artifact.created else "known already"
-        log.info("%s: %s/%s %s (%s)", path, kind, name, state, artifact.sha256[:12])
+        log.info("%s: %s/%s %s (%s)", write.get("path"), kind, name, state, artifact.sha256[:12])

@@ -63,14 +63,18 @@ class Problem:
 @dataclass(slots=True)
 class Skipped:
     """Something deliberately not read as a record: `what` is its kind ("thinking block",
-    "system line"), counted in the summary; path and line are for --verbose."""
+    "system line"), counted in the summary; path and line (in a JSON document, its `place`
+    there: "message 3") are for --verbose."""
 
     what: str
     path: str = ""
     line: int | None = None
+    place: str = ""
 
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
+        if self.line is None and self.place:
+            where += f": {self.place}"
         return f"{where}: skipped {self.what}"
 
 
@@ -122,6 +126,8 @@ class FileContext:
     # Whether what is being read may hold what `unstorable` refuses (an escaped NUL or
     # surrogate): the readers of JSON say so per line or document; decoded text never does.
     suspect: bool = False
+    # Where in a JSON document the reader is ("message 3"), for what it skips there.
+    place: str = ""
     seen: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
     stem: str = ""
@@ -135,7 +141,7 @@ class FileContext:
         return Problem(self.shown, self.lineno if line == -1 else line, why)
 
     def skip(self, what: str) -> Skipped:
-        return Skipped(what, self.shown, self.lineno)
+        return Skipped(what, self.shown, self.lineno, self.place)
 
     def content_id(self, text: str) -> str:
         """An id for a record without one of its own: the file and what it says (and which

@@ -45,6 +45,7 @@ def _conversation(conversation: dict, number: int, ctx: FileContext) -> Iterator
     branch.reverse()
     session = conversation_id or f"conversation {number}"
     for turn, node_id in enumerate(branch):
+        ctx.place = f"conversation {number}, node {node_id}"
         node = mapping[node_id]
         message = node.get("message") if isinstance(node, dict) else None
         if not isinstance(message, dict):

@@ -6,10 +6,15 @@ Each line is {"timestamp", "type", "payload"} (codex-rs protocol's RolloutLine):
 repeat the messages), `compacted` for a compaction's summary. Of the response items, a
 `message` (input_text / output_text parts) is a record, and so is a `function_call_output`
 (its output a string, or JSON holding one as "output"), named by the `function_call` of the
-same call id; `reasoning`, calls and images are skipped and counted.
+same call id; `reasoning`, calls and images are skipped and counted. A shell call's exit code
+and time are kept as `exit_code` and `duration_seconds`: from the JSON's "metadata" (before
+0.60), or from the header 0.60 and later write before the output as text ("Exit code: 0",
+"Wall time: 0.4 seconds", "Output:"; unified exec's "Process exited with code 0"), which
+stays in the record's text.
 """
 
 import json
+import re
 from collections.abc import Iterator
 
 from poimen.readers.base import FileContext, Item, as_str, path_key
@@ -19,6 +24,9 @@ LINE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_
 TEXT_PARTS = frozenset({"input_text", "output_text", "text", "summary_text"})
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+# The header of a shell call's output as text (codex-rs 0.60+), up to its "Output:" line.
+EXIT_CODE = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)$", re.MULTILINE)
+WALL_TIME = re.compile(r"^Wall time: (\d+(?:\.\d+)?) seconds$", re.MULTILINE)
 
 
 def is_codex_line(obj: dict) -> bool:
@@ -119,7 +127,19 @@ def _output_text(output) -> tuple[str | None, dict]:
             return output, {}
         if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
             return decoded["output"], _run_facts(decoded)
-    return output, {}
+    return output, _header_facts(output)
+
+
+def _header_facts(output: str) -> dict:
+    """The exit code and time a text output's header says, before its "Output:" line."""
+    header = output.split("\nOutput:", 1)[0] if "\nOutput:" in output else ""
+    exit_code, seconds = EXIT_CODE.search(header), WALL_TIME.search(header)
+    if exit_code is None and seconds is None:
+        return {}
+    return {
+        "exit_code": int(exit_code.group(1)) if exit_code else None,
+        "duration_seconds": float(seconds.group(1)) if seconds else None,
+    }
 
 
 def _run_facts(output: dict) -> dict:

@@ -6,7 +6,8 @@
 - Gemini: {"role": "user"|"model", "parts": [{"text"}, {"functionCall"},
   {"functionResponse"}]} messages, as an array (Gemini CLI's `/chat save` checkpoints) or
   under "contents" (the API's request shape);
-- ChatGPT's conversations.json (chatgpt.py).
+- ChatGPT's conversations.json (chatgpt.py), Gemini CLI's session files (gemini_cli.py), Cline
+  and Roo task folders' companion files and Continue's sessions (cline.py).
 A message's text blocks are one record; each tool result is a record of its own, named by the
 call it answers. These shapes carry no ids: records are keyed by file and content.
 """
@@ -16,8 +17,15 @@ from collections.abc import Iterator
 
 from poimen.readers.base import FileContext, Item, as_str
 from poimen.readers.chatgpt import is_chatgpt_conversation, read_conversations
+from poimen.readers.cline import (
+    cline_companion,
+    continue_messages,
+    is_continue_session,
+    task_session,
+)
+from poimen.readers.gemini_cli import is_gemini_cli_session, read_session
 
-MESSAGES, GEMINI = "messages", "gemini"
+MESSAGES, GEMINI, CONTINUE = "messages", "gemini", "continue"
 TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 
 
@@ -31,6 +39,12 @@ def read_json_document(value, ctx: FileContext) -> Iterator[Item] | None:
         return read_conversations(value, ctx)
     if is_chatgpt_conversation(value):
         return read_conversations([value], ctx)
+    if is_gemini_cli_session(value) and isinstance(value.get("messages"), list):
+        return read_session(value, ctx)
+    if companion := cline_companion(value):
+        return iter([ctx.skip(companion)])
+    if is_continue_session(value):
+        return _read_messages(continue_messages(value), ctx, value["sessionId"], fmt=CONTINUE)
     if isinstance(value, dict):
         for key in ("messages", "contents", "history"):
             if isinstance(value.get(key), list) and any(map(_is_message, value[key][:5])):
@@ -42,9 +56,15 @@ def read_json_document(value, ctx: FileContext) -> Iterator[Item] | None:
     return None
 
 
-def _read_messages(messages: list, ctx: FileContext, session: str, system=None) -> Iterator[Item]:
-    session = session or ctx.stem
-    fmt = GEMINI if any(isinstance(m, dict) and "parts" in m for m in messages[:5]) else MESSAGES
+def _read_messages(
+    messages: list, ctx: FileContext, session: str, system=None, fmt=None
+) -> Iterator[Item]:
+    # A Cline task's history is of the messages format (known by content); its session is
+    # the task its folder names.
+    session = session or task_session(ctx) or ctx.stem
+    if fmt is None:
+        gemini = any(isinstance(m, dict) and "parts" in m for m in messages[:5])
+        fmt = GEMINI if gemini else MESSAGES
     # Anthropic's system prompt sits beside the messages: what the model loaded, so a record.
     if isinstance(system, list):
         system = _joined_text(system)
@@ -52,6 +72,7 @@ def _read_messages(messages: list, ctx: FileContext, session: str, system=None) 
         yield _record(ctx, fmt, system, "system", None, session, None)
     tools: dict[str, str] = {}
     for turn, message in enumerate(messages):
+        ctx.place = f"message {turn}"
         if not _is_message(message):
             yield ctx.problem(f"message {turn}: not a {{role, content}} message", line=None)
             continue

@@ -26,6 +26,7 @@ from poimen.readers.base import (
 )
 from poimen.readers.claude_code import claude_code_line, is_claude_code_line
 from poimen.readers.codex import codex_line, is_codex_line
+from poimen.readers.gemini_cli import is_gemini_cli_session, read_session_lines
 from poimen.readers.messages import read_json_document
 from poimen.readers.records import chat_line, is_chat_line, is_records_line, records_line
 from poimen.readers.text import read_document
@@ -169,7 +170,10 @@ def _read_stream(stream, size, ctx, max_record_bytes, max_document_bytes, only_a
             yield from document
             return
         stream.seek(0)
-    if json_lines:
+    if json_lines and lines and is_gemini_cli_session(_json_object(lines[0])):
+        # read whole: a message's later line replaces it, a rewind drops messages
+        yield from read_session_lines(_json_objects(stream, ctx, max_record_bytes), ctx)
+    elif json_lines:
         yield from _read_json_lines(stream, ctx, max_record_bytes)
     elif looks_like_aider([line.decode("utf-8", "replace") for line in lines[:50]]):
         yield from read_aider(_text_lines(stream, ctx, max_record_bytes), ctx)
@@ -189,13 +193,18 @@ def _is_binary(head: bytes) -> bool:
 
 
 def _is_json_object(line: bytes) -> bool:
+    return _json_object(line) is not None
+
+
+def _json_object(line: bytes) -> dict | None:
     line = line.strip().removeprefix(UTF8_BOM)
     if not (line.startswith(b"{") and line.endswith(b"}")):
-        return False
+        return None
     try:
-        return isinstance(json.loads(line), dict)
+        value = json.loads(line)
     except (ValueError, RecursionError):
-        return False
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _read_json_document(stream, size, ctx, limit):
@@ -268,7 +277,8 @@ def _text_lines(stream, ctx, limit) -> Iterator[tuple[int, str] | Problem]:
             yield ctx.problem(f"invalid UTF-8 at byte {error.start} of the line")
 
 
-def _read_json_lines(stream, ctx: FileContext, limit: int) -> Iterator[Item]:
+def _json_objects(stream, ctx: FileContext, limit: int) -> Iterator[tuple[int, dict] | Problem]:
+    """Each line's JSON object with its number, or the problem with the line."""
     for raw in _lines(stream, ctx, limit):
         if isinstance(raw, Problem):
             yield raw
@@ -300,6 +310,15 @@ def _read_json_lines(stream, ctx: FileContext, limit: int) -> Iterator[Item]:
         if not isinstance(obj, dict):
             yield ctx.problem(f"not a JSON object but {type(obj).__name__}")
             continue
+        yield ctx.lineno, obj
+
+
+def _read_json_lines(stream, ctx: FileContext, limit: int) -> Iterator[Item]:
+    for line in _json_objects(stream, ctx, limit):
+        if isinstance(line, Problem):
+            yield line
+            continue
+        obj = line[1]
         for recognises, read in LINE_FORMATS:
             if recognises(obj):
                 yield from read(obj, ctx)

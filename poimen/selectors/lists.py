@@ -181,5 +181,6 @@ def export_rows(queryset: QuerySet):
     queryset = queryset.order_by("-id").select_related(
         "best_artifact", "review", "review__reviewer"
     )
-    queryset = queryset.defer("best_artifact__text", "best_artifact__shingles", "metadata")
+    # (metadata is read: the export's provenance fields come from it)
+    queryset = queryset.defer("best_artifact__text", "best_artifact__shingles")
     return queryset.iterator(chunk_size=2000)

@@ -20,6 +20,7 @@ from poimen.services.export import (
     EXPORT_FIELD_NAMES,
     EXPORT_FIELDS,
     EXPORT_FORMATS,
+    TEXT_FIELD,
     records_export,
     records_export_chunks,
 )
@@ -63,6 +64,7 @@ from poimen.services.verify import Offender, VerifyResult, derived_verify
 __all__ = [
     "EXPORT_FIELDS",
     "EXPORT_FIELD_NAMES",
+    "TEXT_FIELD",
     "EXPORT_FORMATS",
     "ImportResult",
     "IngestResult",

@@ -29,6 +29,52 @@ def _best(record: Record, attribute: str):
     return getattr(record.best_artifact, attribute) if record.best_artifact else None
 
 
+def _said(record: Record, key: str):
+    """What the record's reader (or the hook) said of it in its metadata, or None."""
+    value = record.metadata.get(key) if isinstance(record.metadata, dict) else None
+    return None if value in ("", None) else value
+
+
+def _location(record: Record) -> str | None:
+    """path:line of the record in its source file (the hook's records: the transcript it
+    read); the path alone where no line applies, None when neither is known."""
+    path = record.source_path or _said(record, "transcript")
+    line = record.position if record.position is not None else _said(record, "line")
+    if not path:
+        return None
+    return path if line is None else f"{path}:{line}"
+
+
+# The provenance fields: what the readers know of where a record came from
+# (poimen/readers/base.py, FileContext.candidate), each null where its source does not say.
+PROVENANCE_FIELDS = (
+    ExportField("format", "the transcript format it was read from", lambda r: _said(r, "format")),
+    ExportField(
+        "session", "the session (or conversation) it belongs to", lambda r: r.session or None
+    ),
+    ExportField("role", "user, assistant, tool, system, context ...", lambda r: r.role or None),
+    ExportField(
+        "tool",
+        "the tool whose output it is (Read, Bash, shell, read_file)",
+        lambda r: _said(r, "tool"),
+    ),
+    ExportField(
+        "turn",
+        "where the source counts turns, 0 first: Claude Code its user and assistant lines, "
+        "Codex its turn_context lines and Gemini CLI its user messages (turns of the "
+        "conversation), ChatGPT, message documents and Continue their messages",
+        lambda r: _said(r, "turn"),
+    ),
+    ExportField("agent", "the sub-agent whose transcript it is in", lambda r: _said(r, "agent")),
+    ExportField(
+        "timestamp", "when the source says it was written", lambda r: _said(r, "timestamp")
+    ),
+    ExportField(
+        "location", "path:line in its source file (a JSON document: path:message)", _location
+    ),
+)
+
+
 EXPORT_FIELDS = (
     ExportField("id", "the record's external id, as its source named it", lambda r: r.external_id),
     ExportField("record_pk", "poimen's key for the record (/records/<record_pk>/)", lambda r: r.pk),
@@ -88,8 +134,20 @@ EXPORT_FIELDS = (
     ),
     ExportField("run", "the ingest run that stored it", lambda r: r.run_id),
     ExportField("created_at", "when it was ingested, ISO 8601", lambda r: r.created_at.isoformat()),
+    *PROVENANCE_FIELDS,
 )
 EXPORT_FIELD_NAMES = [field.name for field in EXPORT_FIELDS]
+# Only on request (`export_records --with-text`, the desk's "with text"): the text is the
+# largest part of a record by far, and an export is often read for its decisions alone.
+TEXT_FIELD = ExportField(
+    "text",
+    "the record's text as ingested (with --with-text, or the desk's with text)",
+    lambda r: r.text,
+)
+
+
+def export_fields(*, with_text: bool = False) -> tuple[ExportField, ...]:
+    return (*EXPORT_FIELDS, TEXT_FIELD) if with_text else EXPORT_FIELDS
 
 
 def _spreadsheet_safe(value):
@@ -100,9 +158,9 @@ def _spreadsheet_safe(value):
     return value
 
 
-def _csv_chunks(rows: Iterable[dict]) -> Iterator[str]:
+def _csv_chunks(rows: Iterable[dict], fieldnames: list[str]) -> Iterator[str]:
     buffer = StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELD_NAMES)
+    writer = csv.DictWriter(buffer, fieldnames=fieldnames)
     writer.writeheader()
     for row in rows:
         writer.writerow({name: _spreadsheet_safe(value) for name, value in row.items()})
@@ -113,7 +171,7 @@ def _csv_chunks(rows: Iterable[dict]) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-def _jsonl_chunks(rows: Iterable[dict]) -> Iterator[str]:
+def _jsonl_chunks(rows: Iterable[dict], fieldnames: list[str]) -> Iterator[str]:
     for row in rows:
         yield json.dumps(row, ensure_ascii=False) + "\n"
 
@@ -123,7 +181,7 @@ class ExportFormat:
     name: str
     label: str
     content_type: str
-    chunks: Callable[[Iterable[dict]], Iterator[str]]
+    chunks: Callable[[Iterable[dict], list[str]], Iterator[str]]
 
 
 EXPORT_FORMATS = {
@@ -143,23 +201,36 @@ def export_format(name: str) -> ExportFormat:
         raise InputError(f"export format {name!r} is not one of {known}") from None
 
 
-def export_row(record: Record) -> dict:
-    return {field.name: field.value(record) for field in EXPORT_FIELDS}
+def export_row(record: Record, *, with_text: bool = False) -> dict:
+    return {field.name: field.value(record) for field in export_fields(with_text=with_text)}
 
 
-def _rows(records: QuerySet) -> Iterator[dict]:
-    """Newest first, streamed; the record's text is never read."""
-    for record in selectors.export_rows(records.defer("text", "coverage", "mixed_coverage")):
-        yield export_row(record)
+def _rows(records: QuerySet, with_text: bool) -> Iterator[dict]:
+    """Newest first, streamed; the record's text is read only when it is exported."""
+    deferred = (
+        ("coverage", "mixed_coverage") if with_text else ("text", "coverage", "mixed_coverage")
+    )
+    for record in selectors.export_rows(records.defer(*deferred)):
+        yield export_row(record, with_text=with_text)
 
 
-def records_export_chunks(*, records: QuerySet, file_format: str) -> Iterator[str]:
+def _names(with_text: bool) -> list[str]:
+    return [field.name for field in export_fields(with_text=with_text)]
+
+
+def records_export_chunks(
+    *, records: QuerySet, file_format: str, with_text: bool = False
+) -> Iterator[str]:
     """The file's text in pieces, for a streaming response."""
-    return export_format(file_format).chunks(_rows(records))
+    return export_format(file_format).chunks(_rows(records, with_text), _names(with_text))
 
 
 def records_export(
-    *, stream: TextIO, records: QuerySet | None = None, file_format: str = "jsonl"
+    *,
+    stream: TextIO,
+    records: QuerySet | None = None,
+    file_format: str = "jsonl",
+    with_text: bool = False,
 ) -> int:
     """Write `records` (every record by default) to `stream`; returns how many."""
     chunks = export_format(file_format).chunks
@@ -167,10 +238,10 @@ def records_export(
 
     def counted() -> Iterator[dict]:
         nonlocal written
-        for row in _rows(Record.objects.all() if records is None else records):
+        for row in _rows(Record.objects.all() if records is None else records, with_text):
             written += 1
             yield row
 
-    for chunk in chunks(counted()):
+    for chunk in chunks(counted(), _names(with_text)):
         stream.write(chunk)
     return written

@@ -17,10 +17,13 @@ def export(request):
     queryset = LISTS[list_name](filters=form.filters())
     file_format = services.EXPORT_FORMATS.get(request.GET.get("format", "csv"))
     file_format = file_format or services.EXPORT_FORMATS["csv"]
+    with_text = request.GET.get("with_text") == "1"
     # A filter that did not parse would widen the file: say so instead of downloading.
     if request.GET.get("download") and not form.errors:
         response = StreamingHttpResponse(
-            services.records_export_chunks(records=queryset, file_format=file_format.name),
+            services.records_export_chunks(
+                records=queryset, file_format=file_format.name, with_text=with_text
+            ),
             content_type=file_format.content_type,
         )
         filename = f"poimen-{list_name}.{file_format.name}"
@@ -34,6 +37,7 @@ def export(request):
         "list_query": list_query(request),
         "formats": services.EXPORT_FORMATS.values(),
         "fields": services.EXPORT_FIELDS,
+        "text_field": services.TEXT_FIELD,
     }
     status = 400 if request.GET.get("download") else 200
     return render_page(request, "export.html", context, status=status)

@@ -162,6 +162,15 @@ def test_export_records_writes_each_decision(copies, tmp_path):
         "reviewed_at": None,
         "run": copy.run_id,
         "created_at": copy.created_at.isoformat(),
+        # provenance: a records line says only what its own metadata holds
+        "format": None,
+        "session": None,
+        "role": None,
+        "tool": None,
+        "turn": None,
+        "agent": None,
+        "timestamp": None,
+        "location": f"{copies.resolve()}:1",
     }
     assert lines["copy"]["overlap"] > 0.8
     assert lines["note"]["artifact"] is None and lines["note"]["status"] == "evidence"

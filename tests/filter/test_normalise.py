@@ -85,10 +85,12 @@ def test_markup_is_what_nfkc_makes_of_it(marked_up, expected):
     assert tokenise(marked_up).words == expected
 
 
-def test_a_time_at_a_line_start_is_not_a_gutter():
-    text = "10:30 stand-up\n12:00\n  3: the gutter\n4:the same"
+def test_a_time_or_a_date_at_a_line_start_is_not_a_gutter():
+    # norm-v3: "4:the" is grep -n's gutter (and Claude Code's Grep's), "5-" its context line's
+    text = "10:30 stand-up\n12:00\n  3: the gutter\n4:the same\n5-and\n2024-01-15 x"
     assert tokenise(text).words == [
-        "10", "30", "stand", "up", "12", "00", "the", "gutter", "4", "the", "same",
+        "10", "30", "stand", "up", "12", "00", "the", "gutter", "the", "same", "and",
+        "2024", "01", "15", "x",
     ]  # fmt: skip
 
 

@@ -73,7 +73,7 @@ def test_shingling_params_travel_with_the_artifact():
     assert artifact.to_dict()["shingling"] == DEFAULT_PARAMS.as_dict()
     assert set(DEFAULT_PARAMS.as_dict()) == {"normaliser", "k", "hash"}
     assert ShingleParams.from_dict(DEFAULT_PARAMS.as_dict()) == DEFAULT_PARAMS
-    assert DEFAULT_PARAMS.normaliser == "norm-v2"
+    assert DEFAULT_PARAMS.normaliser == "norm-v3"
 
 
 K4 = dataclasses.replace(DEFAULT_PARAMS, k=4)

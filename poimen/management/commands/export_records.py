@@ -9,7 +9,7 @@ from poimen.services import EXPORT_FIELD_NAMES, EXPORT_FORMATS, records_export
 class Command(BaseCommand):
     help = (
         "Every record and its decision, newest first, as JSONL (or CSV) to --output or stdout, "
-        f"the desk's export fields: {', '.join(EXPORT_FIELD_NAMES)}."
+        f"the desk's export fields: {', '.join(EXPORT_FIELD_NAMES)}; with --with-text, text too."
     )
 
     def add_arguments(self, parser):
@@ -17,11 +17,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format", dest="file_format", choices=list(EXPORT_FORMATS), default="jsonl"
         )
+        parser.add_argument(
+            "--with-text", action="store_true", help="each record's text too (a last field)"
+        )
 
-    def handle(self, *args, output: Path | None, file_format: str, **options):
+    def handle(self, *args, output: Path | None, file_format: str, with_text: bool, **options):
         export_to(
             self,
             output,
-            lambda stream: records_export(stream=stream, file_format=file_format),
+            lambda stream: records_export(
+                stream=stream, file_format=file_format, with_text=with_text
+            ),
             "records",
         )
