@@ -2,10 +2,12 @@
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
@@ -93,6 +95,7 @@ def api_token_revoke(*, token: str, actor=None) -> ApiToken:
             actor=actor,
             data={"token": token.name, "prefix": token.prefix, "user": token.user.get_username()},
         )
+    api_tokens_forget()
     return token
 
 
@@ -188,13 +191,40 @@ def _token_with_permissions(key_sha256: str) -> ApiToken | None:
     return token
 
 
+# Tokens recognised in this process: sha256 -> (the token, time.monotonic() when read). Kept
+# POIMEN_API_TOKEN_CACHE_SECONDS: the query that reads a token with its user's permissions
+# cost more than the check it authorises.
+_recognised: dict[str, tuple[ApiToken, float]] = {}
+_RECOGNISED_AT_MOST = 1000
+
+
+def api_tokens_forget() -> None:
+    """Drop the tokens this process recognised (a revoke does; tests do)."""
+    _recognised.clear()
+
+
+def _recognised_token(key_sha256: str) -> ApiToken | None:
+    held = _recognised.get(key_sha256)
+    if held is not None and time.monotonic() - held[1] < settings.POIMEN_API_TOKEN_CACHE_SECONDS:
+        return held[0]
+    token = _token_with_permissions(key_sha256)
+    if token is not None and token.revoked_at is None and token.user.is_active:
+        if len(_recognised) >= _RECOGNISED_AT_MOST:
+            _recognised.clear()
+        _recognised[key_sha256] = (token, time.monotonic())
+    else:
+        _recognised.pop(key_sha256, None)
+    return token
+
+
 def api_token_authenticate(raw: str) -> ApiToken:
     """The live token `raw` is, with its user and the API permissions it holds
     (`token.permissions`), in one query; its last use noted (once a minute at most).
 
-    Nothing is cached: a token revoked, a user made inactive or a permission taken away
-    holds from the next request, in every process."""
-    token = _token_with_permissions(_sha256(raw.strip()))
+    A token recognised is kept in this process for POIMEN_API_TOKEN_CACHE_SECONDS (default
+    5): a token revoked, a user made inactive or a permission taken away holds from the next
+    request in the process that revoked it, and within those seconds in every other one."""
+    token = _recognised_token(_sha256(raw.strip()))
     if token is None:
         raise TokenRefused("unknown token")
     if token.revoked_at is not None:

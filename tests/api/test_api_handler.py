@@ -1,0 +1,73 @@
+"""The served application (poimen.wsgi: what gunicorn runs) takes API requests past the desk's
+middleware: no session, no CSRF, no login wall, the same answers and safety headers."""
+
+import io
+import json
+import sys
+
+import pytest
+from django.core.signals import request_started
+from django.db import close_old_connections
+
+from poimen.wsgi import application
+
+pytestmark = pytest.mark.django_db
+
+
+def _call(method, path, token=None, body=None):
+    data = json.dumps(body).encode() if body is not None else b""
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "testserver",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(data),
+        "wsgi.errors": sys.stderr,
+        "CONTENT_LENGTH": str(len(data)),
+        "CONTENT_TYPE": "application/json",
+    }
+    if token:
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    answered = {}
+
+    def start_response(status, headers, exc_info=None):
+        answered["status"], answered["headers"] = int(status.split()[0]), headers
+
+    # As Django's test client does: the test's transaction keeps its connection.
+    request_started.disconnect(close_old_connections)
+    try:
+        content = b"".join(application(environ, start_response))
+    finally:
+        request_started.connect(close_old_connections)
+    names = {name.lower(): value for name, value in answered["headers"]}
+    return answered["status"], names, content
+
+
+def test_a_check_is_answered_without_the_desks_middleware(api_user, make_token):
+    body = {"records": [{"id": 1, "text": "An ordinary note."}], "store": False}
+    status, headers, content = _call("POST", "/api/v1/check", make_token(api_user), body)
+    assert status == 200, content
+    assert json.loads(content)["results"][0]["status"] == "evidence"
+    assert "set-cookie" not in headers  # no session, no CSRF cookie
+    assert "vary" not in headers or "Cookie" not in headers["vary"]
+    # the headers the desk's answers carry too
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    assert "default-src 'self'" in headers["content-security-policy"]
+
+
+def test_the_apis_errors_are_still_json(db):
+    status, headers, content = _call("POST", "/api/v1/check", None, {"records": []})
+    assert status == 401 and headers["content-type"].startswith("application/json")
+    status, _, content = _call("GET", "/api/v1/nowhere")
+    assert status == 404 and "no endpoint" in json.loads(content)["detail"]
+
+
+def test_the_desk_keeps_its_login_wall(db):
+    status, headers, _ = _call("GET", "/")
+    assert status == 302 and headers["location"].startswith("/login/")
