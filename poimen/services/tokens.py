@@ -18,6 +18,9 @@ from poimen.models import ApiToken, Event
 from poimen.services.common import InputError
 
 TOKEN_PREFIX = "poimen_"
+# A token's modes, as events and commands name them: its records withheld where derived
+# (enforce) or decided and recorded only (shadow).
+MODE_ENFORCE, MODE_SHADOW = "enforce", "shadow"
 # What a token may be allowed, as "app_label.codename": read with the token, in its query.
 API_PERMISSIONS = ("poimen.check_records", "poimen.register_artifact")
 # last_used_at is written at most this often per token: a write on every request would cost
@@ -36,11 +39,12 @@ class NewToken:
 
 
 def api_token_create(
-    *, username: str, name: str, allow: tuple[str, ...] = (), actor=None
+    *, username: str, name: str, allow: tuple[str, ...] = (), shadow: bool = False, actor=None
 ) -> NewToken:
     """A new token acting as `username`, labelled `name`; the raw token is in the result only.
     `allow` (of API_PERMISSIONS) are given to the user first: nothing else in a deployment
-    gives them, as the admin changes nothing."""
+    gives them, as the admin changes nothing. A `shadow` token's records are decided and
+    recorded, never withheld (ApiToken.shadow)."""
     name = name.strip()
     if not 0 < len(name) <= 100:
         raise InputError("a token needs a name of 1 to 100 characters (--name)")
@@ -63,9 +67,15 @@ def api_token_create(
                 Permission.objects.get(content_type__app_label=app_label, codename=codename)
             )
         token = ApiToken.objects.create(
-            key_sha256=_sha256(raw), prefix=raw[: len(TOKEN_PREFIX) + 8], name=name, user=user
+            key_sha256=_sha256(raw),
+            prefix=raw[: len(TOKEN_PREFIX) + 8],
+            name=name,
+            user=user,
+            shadow=shadow,
         )
         data = {"token": token.name, "prefix": token.prefix, "user": user.get_username()}
+        if shadow:
+            data["mode"] = MODE_SHADOW
         Event.objects.log(
             Event.Type.API_TOKEN_CREATED,
             actor=actor or user,
@@ -76,8 +86,8 @@ def api_token_create(
     return NewToken(token=token, raw=raw)
 
 
-def api_token_revoke(*, token: str, actor=None) -> ApiToken:
-    """Revoke a token, named by itself or by its prefix (as the admin and create_api_token
+def _live_token(token: str) -> ApiToken:
+    """The live token named by itself or by its prefix (as the admin and create_api_token
     show it)."""
     live = ApiToken.objects.select_related("user").filter(revoked_at=None)
     found = (
@@ -86,7 +96,38 @@ def api_token_revoke(*, token: str, actor=None) -> ApiToken:
     )
     if found is None:
         raise InputError(f"no live token is {token!r} or starts so (see the admin's API tokens)")
-    token = found
+    return found
+
+
+def api_token_mode(*, token: str, shadow: bool, actor=None) -> ApiToken:
+    """Put a token (named by itself or its prefix) in shadow mode, or back to enforcing.
+    Server processes see it within POIMEN_API_TOKEN_CACHE_SECONDS."""
+    token = _live_token(token)
+    if token.shadow == shadow:
+        return token
+    old = MODE_SHADOW if token.shadow else MODE_ENFORCE
+    with transaction.atomic():
+        token.shadow = shadow
+        token.save(update_fields=["shadow"])
+        Event.objects.log(
+            Event.Type.API_TOKEN_MODE_CHANGED,
+            actor=actor,
+            data={
+                "token": token.name,
+                "prefix": token.prefix,
+                "user": token.user.get_username(),
+                "old": old,
+                "new": MODE_SHADOW if shadow else MODE_ENFORCE,
+            },
+        )
+    api_tokens_forget()
+    return token
+
+
+def api_token_revoke(*, token: str, actor=None) -> ApiToken:
+    """Revoke a token, named by itself or by its prefix (as the admin and create_api_token
+    show it)."""
+    token = _live_token(token)
     with transaction.atomic():
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
