@@ -1,8 +1,9 @@
 """A small deterministic stand-in for an OpenAI-compatible service, on 127.0.0.1, for the
 adapters' tests: the memory libraries are real, the model behind them is this.
 
-- POST …/embeddings: each input's words hashed into DIMENSIONS buckets, normalised (texts
-  sharing words are near, as a real embedding's would be);
+- POST …/embeddings: each input's words hashed into as many buckets as the request's
+  `dimensions` (UNNAMED_DIMENSIONS if it has none), normalised (texts sharing words are near, as a
+  real embedding's would be);
 - POST …/chat/completions: an answer whose content is the JSON `reply` the test set (mem0's
   fact extraction asks for JSON).
 """
@@ -15,13 +16,16 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIMENSIONS = 64
+# What an embedding request that names no size gets: OpenAI's text-embedding-3-small's, which
+# a library's default configuration expects.
+UNNAMED_DIMENSIONS = 1536
 
 
-def embedding(text: str) -> list[float]:
-    vector = [0.0] * DIMENSIONS
+def embedding(text: str, dimensions: int = DIMENSIONS) -> list[float]:
+    vector = [0.0] * dimensions
     for word in re.findall(r"\w+", text.casefold()):
         bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big")
-        vector[bucket % DIMENSIONS] += 1.0
+        vector[bucket % dimensions] += 1.0
     norm = math.sqrt(sum(v * v for v in vector)) or 1.0
     return [v / norm for v in vector]
 
@@ -44,7 +48,11 @@ class OpenAIStandIn:
                         "object": "list",
                         "model": body.get("model", "standin"),
                         "data": [
-                            {"object": "embedding", "index": n, "embedding": embedding(text)}
+                            {
+                                "object": "embedding",
+                                "index": n,
+                                "embedding": embedding(text, body.get("dimensions", UNNAMED_DIMENSIONS)),
+                            }
                             for n, text in enumerate(inputs)
                         ],
                         "usage": {"prompt_tokens": 0, "total_tokens": 0},

@@ -72,3 +72,22 @@ def test_the_async_path_is_guarded_too(store):
 
     copy, genuine = asyncio.run(run())
     assert copy is None and genuine.value == {"content": UNRELATED}
+
+
+@pytest.mark.parametrize("example", ["langgraph_guarded.py"])
+def test_the_documented_example_runs(live_server, guard_token, example):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "docs" / "examples" / example
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env={"POIMEN_URL": live_server.url, "POIMEN_TOKEN": guard_token, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Thursdays" in done.stdout
+    assert Record.objects.filter(source="langgraph").count() == 1
