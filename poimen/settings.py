@@ -83,10 +83,11 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 # What a request to /api/ goes through when served (poimen.api.handler): the headers the
-# middleware above sets on every answer, without the desk's sessions, CSRF, login and lockout
-# (a bearer token authenticates an API request).
+# middleware above sets on every answer (Content-Length too), without the desk's sessions,
+# CSRF, login and lockout (a bearer token authenticates an API request).
 API_MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "poimen.middleware.ContentSecurityPolicyMiddleware",
 ]

@@ -5,9 +5,9 @@ A check is answered on every write of a memory system, so it should cost little 
 the request that carries it. The desk's middleware (sessions, CSRF, the login wall, messages,
 htmx, the login lockout, static files) does nothing for a request with a bearer token but
 costs as much as the check; the API's requests skip it. What they keep sets response headers
-(HTTPS redirect and HSTS, nosniff, framing, CSP), so the API's answers carry the headers they
-did. Django's test client always takes the desk's way; `application` (poimen.wsgi, which
-gunicorn serves) chooses by path.
+(HTTPS redirect and HSTS, nosniff, framing, CSP, Content-Length), so the API's answers carry
+the headers they did. Django's test client always takes the desk's way; `application`
+(poimen.wsgi, which gunicorn serves) chooses by path.
 """
 
 from django.conf import settings

@@ -44,6 +44,7 @@ class OpenAIStandIn:
                 standin.requests.append((self.path, body))
                 if self.path.endswith("/embeddings"):
                     inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    size = body.get("dimensions", UNNAMED_DIMENSIONS)
                     answer = {
                         "object": "list",
                         "model": body.get("model", "standin"),
@@ -51,7 +52,7 @@ class OpenAIStandIn:
                             {
                                 "object": "embedding",
                                 "index": n,
-                                "embedding": embedding(text, body.get("dimensions", UNNAMED_DIMENSIONS)),
+                                "embedding": embedding(text, size),
                             }
                             for n, text in enumerate(inputs)
                         ],

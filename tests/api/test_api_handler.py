@@ -59,6 +59,7 @@ def test_a_check_is_answered_without_the_desks_middleware(api_user, make_token):
     assert headers["x-content-type-options"] == "nosniff"
     assert headers["x-frame-options"] == "DENY"
     assert "default-src 'self'" in headers["content-security-policy"]
+    assert headers["content-length"] == str(len(content))
 
 
 def test_the_apis_errors_are_still_json(db):
