@@ -13,6 +13,7 @@ the headers they did. Django's test client always takes the desk's way; `applica
 from django.conf import settings
 from django.core.handlers.exception import convert_exception_to_response
 from django.core.handlers.wsgi import WSGIHandler, get_path_info
+from django.db import connections
 from django.utils.module_loading import import_string
 
 API_PREFIX = "/api/"
@@ -43,7 +44,36 @@ class ApiHandler(WSGIHandler):
     def get_response(self, request):
         # The API's URLs alone: the desk's dozens of patterns are not tried first.
         request.urlconf = API_URLCONF
-        return super().get_response(request)
+        kept = _health_checked_on_failure()
+        response = super().get_response(request)
+        if kept and response.status_code == 503 and _a_connection_died():
+            # A connection kept from an earlier request had died (the database restarted):
+            # the request is answered again on a new one. Nothing of it was written, as its
+            # transaction died with the connection; a check and a register are idempotent.
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+            response = super().get_response(request)
+        return response
+
+
+def _health_checked_on_failure() -> bool:
+    """Skip the health check (SELECT 1) Django makes on a kept connection before a request's
+    first query: it was a round trip as long as the index state's read. A connection that
+    died is found by the request failing instead (ApiHandler.get_response). Whether a kept
+    connection was trusted so."""
+    kept = False
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.health_check_done:
+            connection.health_check_done = kept = True
+    return kept
+
+
+def _a_connection_died() -> bool:
+    return any(
+        connection.errors_occurred and not connection.is_usable()
+        for connection in connections.all(initialized_only=True)
+        if connection.connection is not None
+    )
 
 
 class ByPath:
