@@ -6,11 +6,12 @@ BIN := $(VENV)/bin
 .PHONY: demo test lint bench browser
 
 # setup.py and the C source too: pip install -e . builds filter/_speedups.c in place, and a
-# change to it needs a new build.
+# change to it needs a new build. The adapters' extras too, as their tests run the libraries
+# themselves (about a minute more of installing).
 $(BIN)/.installed: pyproject.toml setup.py filter/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,bench]'
+	$(BIN)/pip install --quiet -e '.[test,bench,mem0,langgraph,mcp]'
 	touch $@
 
 demo: $(BIN)/.installed

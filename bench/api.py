@@ -11,8 +11,11 @@ record so that a record is about 2 KB, 2% planted copies of artifacts):
   same artifacts, and 4 concurrent clients on one persistent connection each:
   batches of 100 with store false; single-record requests with store false (latency p50, p99);
   batches of 100 with store true (the records stored as ingest stores them).
-Targets (issue 10): batches of 100 at least 0.5x the library's records/s; single records p99 at
-most 50 ms; store true at least 0.5x ingest's records/s.
+- one client sending single records one after the other (store false, then store true), and
+  the same requests to a bare WSGI app (bench/bare_wsgi.py) under the same gunicorn settings.
+Targets (issues 10 and 23): batches of 100 at least 0.8x the library's records/s; one client's
+single records, store false, p50 at most 2x and p99 at most 3x the bare app's; store true at
+least 0.5x ingest's records/s.
 """
 
 import argparse
@@ -135,7 +138,10 @@ def phase_server_setup(folder: Path, records: list[dict], database_url: str) -> 
     user.user_permissions.add(
         *Permission.objects.filter(codename__in=["check_records", "register_artifact"])
     )
-    return {"token": api_token_create(username="bench", name="bench").raw}
+    from poimen.management.commands.serve import gunicorn_command
+
+    bare = gunicorn_command(bind="{bind}", workers=WORKERS, app="bench.bare_wsgi:application")
+    return {"token": api_token_create(username="bench", name="bench").raw, "bare": bare}
 
 
 # -- the clients ------------------------------------------------------------------------------
@@ -198,6 +204,55 @@ def _concurrently(port: int, token: str, requests: list[dict]) -> tuple[float, l
     return time.perf_counter() - started, latencies
 
 
+def _one_client(port: int, token: str, requests: list[dict]) -> list[float]:
+    """Each latency of `requests` sent one after the other by one client (the issue's
+    measure: a memory system checking each write as it makes it)."""
+    connection, latencies = _Connection(port, token), []
+    for body in requests:
+        started = time.perf_counter()
+        connection.post("/api/v1/check", body)
+        latencies.append(time.perf_counter() - started)
+    return latencies
+
+
+def _percentiles(latencies: list[float]) -> tuple[float, float]:
+    """p50 and p99, in ms."""
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return statistics.median(ordered) * 1000, p99 * 1000
+
+
+def run_bare(port: int, command: list[str], records: list[dict]) -> tuple[float, float]:
+    """p50 and p99 of the single-record requests against the bare app under the same gunicorn
+    settings as `serve`."""
+    command = [c.replace("{bind}", f"127.0.0.1:{port}") for c in command]
+    server = subprocess.Popen(
+        [sys.executable, *command], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        _wait_for(port, server, "/")
+        singles = [{"records": [r], "store": False} for r in records[: min(2000, len(records))]]
+        _one_client(port, "none", singles[:50])
+        return _percentiles(_one_client(port, "none", singles))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _wait_for(port: int, server: subprocess.Popen, path: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", path)
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    sys.exit(f"the server did not answer {path} within 60 s")
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -215,17 +270,8 @@ def _serve(port: int, env: dict) -> subprocess.Popen:
     command = [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)]
     command += ["--workers", str(WORKERS)]
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/api/v1/health")
-            if connection.getresponse().status == 200:
-                return server
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    sys.exit("the server did not answer /api/v1/health within 60 s")
+    _wait_for(port, server, "/api/v1/health")
+    return server
 
 
 def run_api(folder: Path, records: list[dict], database_url: str, token: str) -> dict:
@@ -243,6 +289,9 @@ def run_api(folder: Path, records: list[dict], database_url: str, token: str) ->
         batch_seconds, _ = _concurrently(port, token, batches)
         singles = [{"records": [r], "store": False} for r in records[: min(2000, len(records))]]
         single_seconds, latencies = _concurrently(port, token, singles)
+        one_client = _percentiles(_one_client(port, token, singles))
+        fresh = [{"records": [{**r, "id": f"one-{r['id']}"}], "store": True} for r in records]
+        one_client_stored = _percentiles(_one_client(port, token, fresh[: len(singles)]))
         stored = [{"records": b["records"], "store": True} for b in batches]
         store_seconds, _ = _concurrently(port, token, stored)
     finally:
@@ -255,6 +304,8 @@ def run_api(folder: Path, records: list[dict], database_url: str, token: str) ->
         "p50_ms": statistics.median(latencies) * 1000,
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
         "store_rate": len(records) / store_seconds,
+        "one_client": one_client,
+        "one_client_stored": one_client_stored,
     }
 
 
@@ -310,8 +361,10 @@ def main(argv=None) -> None:
         ingest = _phase("ingest", folder, args.database_url)
         print(f"the API: gunicorn, {WORKERS} workers, {CLIENTS} clients ...", flush=True)
         recreate_database(args.database_url)
-        token = _phase("server", folder, args.database_url)["token"]
-        api = run_api(folder, records, args.database_url, token)
+        server = _phase("server", folder, args.database_url)
+        api = run_api(folder, records, args.database_url, server["token"])
+        print("the bare WSGI app under the same gunicorn settings ...", flush=True)
+        bare = run_bare(_free_port(), server["bare"], records)
 
     library_rate = library["records"] / library["seconds"]
     ingest_rate = ingest["records"] / ingest["seconds"]
@@ -326,7 +379,17 @@ def main(argv=None) -> None:
     print(f"{'API, single records, store false':<46}{api['single_rate']:>12,.0f}")
     print(f"{'API, batches of 100, store true':<46}{api['store_rate']:>12,.0f}")
     print()
-    print(f"batches of 100: {api['batch_rate'] / library_rate:.2f}x the library (target >= 0.5x)")
+    print(f"batches of 100: {api['batch_rate'] / library_rate:.2f}x the library (target >= 0.8x)")
+    (p50, p99), (stored50, stored99) = api["one_client"], api["one_client_stored"]
+    print(
+        f"one client, single records, store false: p50 {p50:.2f} ms, p99 {p99:.2f} ms; "
+        f"the bare app: p50 {bare[0]:.2f} ms, p99 {bare[1]:.2f} ms -> {p50 / bare[0]:.2f}x, "
+        f"{p99 / bare[1]:.2f}x (target p50 <= 2x, p99 <= 3x)"
+    )
+    print(
+        f"one client, single records, store true: p50 {stored50:.2f} ms, p99 {stored99:.2f} ms "
+        f"({stored50 / bare[0]:.2f}x, {stored99 / bare[1]:.2f}x the bare app)"
+    )
     print(
         f"single records: p50 {api['p50_ms']:.1f} ms, p99 {api['p99_ms']:.1f} ms "
         "(target p99 <= 50 ms)"

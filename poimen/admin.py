@@ -96,9 +96,9 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     """Made and revoked with create_api_token / revoke_api_token; the token itself is never
     stored, only its SHA-256 (not shown here)."""
 
-    list_display = ["prefix", "name", "user", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["prefix", "name", "user", "shadow", "created_at", "last_used_at", "revoked_at"]
     list_select_related = ["user"]
-    list_filter = ["revoked_at"]
+    list_filter = ["revoked_at", "shadow"]
     search_fields = ["name", "prefix", "user__username"]
     exclude = ["key_sha256"]
 

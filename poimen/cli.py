@@ -1,6 +1,6 @@
 """The command line: `python manage.py …` in a source tree, the `poimen` console script once
 installed. Both are Django's manage.py, and neither shows a traceback for a database that is
-unreachable or not migrated yet."""
+unreachable or not migrated yet. `poimen mcp` is the MCP server of poimen.adapters.mcp."""
 
 import os
 import sys
@@ -27,6 +27,13 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv if argv is None else argv
     if argv[1:] == ["--version"]:
         sys.stdout.write(version() + "\n")
+        return
+    if argv[1:2] == ["mcp"]:
+        # The MCP server is a client of the API: no Django. Imported here, as the mcp
+        # package is an extra (poimen[mcp]).
+        from poimen.adapters.mcp import main as mcp_main
+
+        mcp_main(argv[2:])
         return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
     from django.core.management import execute_from_command_line

@@ -147,7 +147,11 @@ class ListFilterForm(forms.Form):
         super().__init__(data)
         self.fields["kind"].choices = [("", "any kind")] + [(k, k) for k in kinds_known()]
         self.fields["run"].choices = [("", "any run")] + [
-            (run.pk, f"#{run.pk} {run.source}{'' if run.filtered else ' (unfiltered)'}")
+            (
+                run.pk,
+                f"#{run.pk} {run.source}{'' if run.filtered else ' (unfiltered)'}"
+                f"{' (shadow)' if run.shadow else ''}",
+            )
             for run in runs_for_filter()
         ]
         if not with_verdict:

@@ -88,6 +88,15 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+# What a request to /api/ goes through when served (poimen.api.handler): the headers the
+# middleware above sets on every answer (Content-Length too), without the desk's sessions,
+# CSRF, login and lockout (a bearer token authenticates an API request).
+API_MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "poimen.middleware.ContentSecurityPolicyMiddleware",
+]
 
 ROOT_URLCONF = "poimen.urls"
 WSGI_APPLICATION = "poimen.wsgi.application"
@@ -201,6 +210,9 @@ POIMEN_MAX_DOCUMENT_BYTES = int(os.environ.get("POIMEN_MAX_DOCUMENT_BYTES", str(
 # What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
 POIMEN_API_MAX_RECORDS = int(os.environ.get("POIMEN_API_MAX_RECORDS", "1000"))
 POIMEN_API_MAX_BYTES = int(os.environ.get("POIMEN_API_MAX_BYTES", str(10 * 1024 * 1024)))
+# Seconds a server process keeps a bearer token it recognised (poimen.services.tokens): a
+# revoke holds at once in its own process and within this in the others; 0 reads every time.
+POIMEN_API_TOKEN_CACHE_SECONDS = float(os.environ.get("POIMEN_API_TOKEN_CACHE_SECONDS", "5"))
 # The API reads its own bodies up to POIMEN_API_MAX_BYTES (poimen.api.urls); every other
 # request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
 POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))

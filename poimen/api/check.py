@@ -87,6 +87,13 @@ class CheckOut(Schema):
     results: list[ResultOut]
     index_version: str
     run: int | None = Field(None, description="the ingest run the stored records joined")
+    shadow: bool = Field(
+        False,
+        description=(
+            "the token is in shadow mode: each status says what would have happened, the "
+            "decisions are recorded, and the memory system keeps every record"
+        ),
+    )
 
 
 # What an answer holds where an item says nothing (an item with an error): the schema's own
@@ -148,6 +155,7 @@ def _answer(result: CheckResult) -> dict:
         "results": results,
         "index_version": result.index_version,
         "run": result.run.pk if result.run else None,
+        "shadow": result.shadow,
     }
 
 

@@ -41,7 +41,9 @@ def _body_within_the_api_limit(view):
             declared = 0
         if declared > limit:
             return _too_large(request, f"the body is {declared:,} bytes")
-        if declared or request.method in ("POST", "PUT", "PATCH"):
+        # Read once: a request answered again (poimen.api.handler) holds its body already.
+        reading = declared or request.method in ("POST", "PUT", "PATCH")
+        if reading and not hasattr(request, "_body"):
             body = request.read(limit + 1)
             if len(body) > limit:
                 return _too_large(request, f"the body is over {limit:,} bytes")

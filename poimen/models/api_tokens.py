@@ -18,10 +18,13 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Shadow mode: the token's records are decided and recorded (in a run marked shadow) and
+    # the answer says what would have happened, but the client keeps every record.
+    shadow = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        state = " (revoked)" if self.revoked_at else ""
+        state = " (revoked)" if self.revoked_at else " (shadow)" if self.shadow else ""
         return f"{self.name} [{self.prefix}…] of {self.user}{state}"

@@ -62,6 +62,7 @@ class Event(models.Model):
         RECORDS_STORED = "records_stored"
         API_TOKEN_CREATED = "api_token_created"
         API_TOKEN_REVOKED = "api_token_revoked"
+        API_TOKEN_MODE_CHANGED = "api_token_mode_changed"
         # The desk for a team (poimen/services/claims.py, second_review.py).
         RECORDS_CLAIMED = "records_claimed", "Records claimed"
         CLAIMS_RELEASED = "claims_released", "Claims released"

@@ -14,6 +14,9 @@ class IngestRun(models.Model):
 
     source = models.CharField(max_length=255)
     filtered = models.BooleanField(default=True)
+    # The run of a token in shadow mode: its decisions were recorded, not applied (the memory
+    # system kept every record).
+    shadow = models.BooleanField(default=False)
     thresholds = models.JSONField(default=dict)
     counts = models.JSONField(default=dict)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -22,6 +25,12 @@ class IngestRun(models.Model):
     # (killed, crashed, its machine gone) is told from one still running by its age.
     last_batch_at = models.DateTimeField(null=True, blank=True)
 
+    # What a shadow run's badge says on the desk (the record page, the lists, the runs).
+    SHADOW_MEANING = (
+        "decided in shadow mode: recorded, not applied; the memory system kept the record, "
+        "and the status is what would have happened"
+    )
+
     # A run writes a batch in well under a minute; silent for this long, it is not running.
     STALE_AFTER = timedelta(minutes=10)
 
@@ -29,7 +38,9 @@ class IngestRun(models.Model):
         ordering = ["-started_at"]
 
     def __str__(self) -> str:
-        state = "filtered" if self.filtered else "UNFILTERED"
+        state = ("filtered" if self.filtered else "UNFILTERED") + (
+            ", shadow" if self.shadow else ""
+        )
         return f"run {self.pk} of {self.source} ({state})"
 
     @property

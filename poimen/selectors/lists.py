@@ -119,7 +119,8 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         "best_artifact__text",
         "best_artifact__shingles",
     )
-    return queryset.annotate(snippet=snippet, snippet_from=snippet_from)
+    # Whether its run was in shadow mode (a boolean of the run, not its JSON columns).
+    return queryset.annotate(snippet=snippet, snippet_from=snippet_from, shadow=F("run__shadow"))
 
 
 def with_sort_key(queryset: QuerySet, sort: str) -> QuerySet:

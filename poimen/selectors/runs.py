@@ -17,9 +17,9 @@ def recent_runs(limit: int = 8) -> list[IngestRun]:
 
 
 def runs_for_filter(limit: int = 200) -> list[IngestRun]:
-    """The runs a list can be filtered by, with what their choice says (id, source, filtered):
-    not their counts and thresholds, JSON decoded on every list page for nothing."""
-    return list(run_list().only("id", "source", "filtered", "started_at")[:limit])
+    """The runs a list can be filtered by, with what their choice says (id, source, filtered,
+    shadow): not their counts and thresholds, JSON decoded on every list page for nothing."""
+    return list(run_list().only("id", "source", "filtered", "shadow", "started_at")[:limit])
 
 
 def unfiltered_runs() -> list[IngestRun]:

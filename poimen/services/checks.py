@@ -51,6 +51,8 @@ class CheckResult:
     index_version: str
     artifact_index: ArtifactIndex
     run: IngestRun | None = None
+    # The token is in shadow mode: decided and recorded, nothing withheld.
+    shadow: bool = False
 
 
 def _candidate(item, position: int, context: FileContext, limit: int) -> Candidate | str:
@@ -100,7 +102,11 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
             artifact_index = batch.artifact_index
             state = state.under(artifact_index.policies)
     result = CheckResult(
-        items=answers, index_version=state.version, artifact_index=artifact_index, run=run
+        items=answers,
+        index_version=state.version,
+        artifact_index=artifact_index,
+        run=run,
+        shadow=token.shadow,
     )
     unstored = []
     for answer, candidate in candidates:
@@ -151,18 +157,23 @@ def _store(candidates, artifact_index: ArtifactIndex, token: ApiToken):
 
 def _run_of_the_day(token: ApiToken, artifact_index: ArtifactIndex) -> IngestRun:
     """The run a token's records of today belong to: one a day, and a new one when the
-    thresholds in force have changed, so that a run's thresholds are those its records met."""
+    thresholds in force have changed, so that a run's thresholds are those its records met,
+    or the token's mode (a shadow run's decisions were not applied)."""
     thresholds = thresholds_in_force(
         artifact_index.policies, {kind for kind, _, _ in artifact_index.artifact_ids}
     )
     source = f"api: {token.name} ({token.prefix}…)"[:255]
     midnight = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     latest = (
-        IngestRun.objects.filter(source=source, started_at__gte=midnight).order_by("-pk").first()
+        IngestRun.objects.filter(source=source, shadow=token.shadow, started_at__gte=midnight)
+        .order_by("-pk")
+        .first()
     )
     if latest is not None and latest.thresholds == thresholds:
         return latest
-    return IngestRun.objects.create(source=source, filtered=True, thresholds=thresholds)
+    return IngestRun.objects.create(
+        source=source, filtered=True, thresholds=thresholds, shadow=token.shadow
+    )
 
 
 def _added(counts: dict, more: dict) -> dict:

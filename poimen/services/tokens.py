@@ -2,10 +2,12 @@
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
@@ -16,6 +18,9 @@ from poimen.models import ApiToken, Event
 from poimen.services.common import InputError
 
 TOKEN_PREFIX = "poimen_"
+# A token's modes, as events and commands name them: its records withheld where derived
+# (enforce) or decided and recorded only (shadow).
+MODE_ENFORCE, MODE_SHADOW = "enforce", "shadow"
 # What a token may be allowed, as "app_label.codename": read with the token, in its query.
 API_PERMISSIONS = ("poimen.check_records", "poimen.register_artifact")
 # last_used_at is written at most this often per token: a write on every request would cost
@@ -34,11 +39,12 @@ class NewToken:
 
 
 def api_token_create(
-    *, username: str, name: str, allow: tuple[str, ...] = (), actor=None
+    *, username: str, name: str, allow: tuple[str, ...] = (), shadow: bool = False, actor=None
 ) -> NewToken:
     """A new token acting as `username`, labelled `name`; the raw token is in the result only.
     `allow` (of API_PERMISSIONS) are given to the user first: nothing else in a deployment
-    gives them, as the admin changes nothing."""
+    gives them, as the admin changes nothing. A `shadow` token's records are decided and
+    recorded, never withheld (ApiToken.shadow)."""
     name = name.strip()
     if not 0 < len(name) <= 100:
         raise InputError("a token needs a name of 1 to 100 characters (--name)")
@@ -61,9 +67,15 @@ def api_token_create(
                 Permission.objects.get(content_type__app_label=app_label, codename=codename)
             )
         token = ApiToken.objects.create(
-            key_sha256=_sha256(raw), prefix=raw[: len(TOKEN_PREFIX) + 8], name=name, user=user
+            key_sha256=_sha256(raw),
+            prefix=raw[: len(TOKEN_PREFIX) + 8],
+            name=name,
+            user=user,
+            shadow=shadow,
         )
         data = {"token": token.name, "prefix": token.prefix, "user": user.get_username()}
+        if shadow:
+            data["mode"] = MODE_SHADOW
         Event.objects.log(
             Event.Type.API_TOKEN_CREATED,
             actor=actor or user,
@@ -74,8 +86,8 @@ def api_token_create(
     return NewToken(token=token, raw=raw)
 
 
-def api_token_revoke(*, token: str, actor=None) -> ApiToken:
-    """Revoke a token, named by itself or by its prefix (as the admin and create_api_token
+def _live_token(token: str) -> ApiToken:
+    """The live token named by itself or by its prefix (as the admin and create_api_token
     show it)."""
     live = ApiToken.objects.select_related("user").filter(revoked_at=None)
     found = (
@@ -84,7 +96,38 @@ def api_token_revoke(*, token: str, actor=None) -> ApiToken:
     )
     if found is None:
         raise InputError(f"no live token is {token!r} or starts so (see the admin's API tokens)")
-    token = found
+    return found
+
+
+def api_token_mode(*, token: str, shadow: bool, actor=None) -> ApiToken:
+    """Put a token (named by itself or its prefix) in shadow mode, or back to enforcing.
+    Server processes see it within POIMEN_API_TOKEN_CACHE_SECONDS."""
+    token = _live_token(token)
+    if token.shadow == shadow:
+        return token
+    old = MODE_SHADOW if token.shadow else MODE_ENFORCE
+    with transaction.atomic():
+        token.shadow = shadow
+        token.save(update_fields=["shadow"])
+        Event.objects.log(
+            Event.Type.API_TOKEN_MODE_CHANGED,
+            actor=actor,
+            data={
+                "token": token.name,
+                "prefix": token.prefix,
+                "user": token.user.get_username(),
+                "old": old,
+                "new": MODE_SHADOW if shadow else MODE_ENFORCE,
+            },
+        )
+    api_tokens_forget()
+    return token
+
+
+def api_token_revoke(*, token: str, actor=None) -> ApiToken:
+    """Revoke a token, named by itself or by its prefix (as the admin and create_api_token
+    show it)."""
+    token = _live_token(token)
     with transaction.atomic():
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
@@ -93,6 +136,7 @@ def api_token_revoke(*, token: str, actor=None) -> ApiToken:
             actor=actor,
             data={"token": token.name, "prefix": token.prefix, "user": token.user.get_username()},
         )
+    api_tokens_forget()
     return token
 
 
@@ -188,13 +232,40 @@ def _token_with_permissions(key_sha256: str) -> ApiToken | None:
     return token
 
 
+# Tokens recognised in this process: sha256 -> (the token, time.monotonic() when read). Kept
+# POIMEN_API_TOKEN_CACHE_SECONDS: the query that reads a token with its user's permissions
+# cost more than the check it authorises.
+_recognised: dict[str, tuple[ApiToken, float]] = {}
+_RECOGNISED_AT_MOST = 1000
+
+
+def api_tokens_forget() -> None:
+    """Drop the tokens this process recognised (a revoke does; tests do)."""
+    _recognised.clear()
+
+
+def _recognised_token(key_sha256: str) -> ApiToken | None:
+    held = _recognised.get(key_sha256)
+    if held is not None and time.monotonic() - held[1] < settings.POIMEN_API_TOKEN_CACHE_SECONDS:
+        return held[0]
+    token = _token_with_permissions(key_sha256)
+    if token is not None and token.revoked_at is None and token.user.is_active:
+        if len(_recognised) >= _RECOGNISED_AT_MOST:
+            _recognised.clear()
+        _recognised[key_sha256] = (token, time.monotonic())
+    else:
+        _recognised.pop(key_sha256, None)
+    return token
+
+
 def api_token_authenticate(raw: str) -> ApiToken:
     """The live token `raw` is, with its user and the API permissions it holds
     (`token.permissions`), in one query; its last use noted (once a minute at most).
 
-    Nothing is cached: a token revoked, a user made inactive or a permission taken away
-    holds from the next request, in every process."""
-    token = _token_with_permissions(_sha256(raw.strip()))
+    A token recognised is kept in this process for POIMEN_API_TOKEN_CACHE_SECONDS (default
+    5): a token revoked, a user made inactive or a permission taken away holds from the next
+    request in the process that revoked it, and within those seconds in every other one."""
+    token = _recognised_token(_sha256(raw.strip()))
     if token is None:
         raise TokenRefused("unknown token")
     if token.revoked_at is not None:

@@ -19,6 +19,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import template_localtime
 
+from poimen.models import IngestRun
 from poimen.templatetags.desk import overlap_in_kind, search_hit, verdict_label, when
 from poimen.verdicts import undo_refusal
 
@@ -104,6 +105,12 @@ def list_row(context):
         '</td>\n<td class="record-cell">\n',
         f'<a data-shortcut="open" href="{_e(links.open)}">#{_e(links.id)}</a>',
         ' <span class="badge redacted">redacted</span>' if row.status == "redacted" else "",
+        (
+            f' <span class="badge shadow" data-shadow title="{_e(IngestRun.SHADOW_MEANING)}">'
+            "shadow</span>"
+            if getattr(row, "shadow", False)
+            else ""
+        ),
         f'\n<div class="small muted">{_e(row.source)}',
         f" · {_e(row.role)}" if row.role else "",
         '</div>\n<div class="small muted">',

@@ -25,11 +25,19 @@ class Command(BaseCommand):
             help="give the user what the token needs: check (poimen.check_records: check "
             "and store records) or register (poimen.register_artifact); repeatable",
         )
+        parser.add_argument(
+            "--shadow",
+            action="store_true",
+            help="shadow mode: decide and record, never withhold (api_token_mode changes it)",
+        )
 
-    def handle(self, *args, username, name, allow, **options):
+    def handle(self, *args, username, name, allow, shadow, **options):
         try:
             new = api_token_create(
-                username=username, name=name, allow=tuple(ALLOW[word] for word in allow)
+                username=username,
+                name=name,
+                allow=tuple(ALLOW[word] for word in allow),
+                shadow=shadow,
             )
         except InputError as error:
             raise CommandError(str(error), returncode=2) from None
@@ -41,7 +49,8 @@ class Command(BaseCommand):
                 "(--allow check, --allow register)"
             )
         self.stdout.write(
-            f"token {new.token.prefix}… ({new.token.name}) for {username}, "
+            f"token {new.token.prefix}… ({new.token.name}{', shadow' if shadow else ''}) for "
+            f"{username}, "
             f"may {', '.join(held) or 'do nothing yet'}; copy it now, it is not shown again:"
         )
         self.stdout.write(new.raw)

@@ -47,22 +47,23 @@ class Command(BaseCommand):
         bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self.stdout.write(f"serving http://{bind}/ with {workers} gunicorn worker(s)")
         self.stdout.flush()
-        os.execv(
-            sys.executable,
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "poimen.wsgi:application",
-                f"--bind={bind}",
-                f"--workers={workers}",
-                f"--timeout={settings.POIMEN_SERVER_TIMEOUT}",
-                # The poimen this command runs, not whatever the working directory holds.
-                f"--pythonpath={Path(__file__).resolve().parents[3]}",
-                "--access-logfile=-",
-                "--error-logfile=-",
-                # Signals from systemd manage it; a control socket in $HOME would be shared by
-                # every server of that user on the machine.
-                "--no-control-socket",
-            ],
-        )
+        os.execv(sys.executable, [sys.executable, *gunicorn_command(bind=bind, workers=workers)])
+
+
+def gunicorn_command(*, bind: str, workers: int, app: str = "poimen.wsgi:application") -> list:
+    """gunicorn's command line as `serve` runs it (bench/api.py runs a bare app under it)."""
+    return [
+        "-m",
+        "gunicorn",
+        app,
+        f"--bind={bind}",
+        f"--workers={workers}",
+        f"--timeout={settings.POIMEN_SERVER_TIMEOUT}",
+        # The poimen this command runs, not whatever the working directory holds.
+        f"--pythonpath={Path(__file__).resolve().parents[3]}",
+        "--access-logfile=-",
+        "--error-logfile=-",
+        # Signals from systemd manage it; a control socket in $HOME would be shared by every
+        # server of that user on the machine.
+        "--no-control-socket",
+    ]
