@@ -17,6 +17,7 @@ from poimen.selectors.artifacts import (
     artifact_names,
 )
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
+from poimen.selectors.bulk import ColleagueVerdicts, colleague_verdicts
 from poimen.selectors.cache import caches_clear, data_version, decision_version
 from poimen.selectors.common import (
     COUNT_CAP,
@@ -190,6 +191,9 @@ __all__ = [
     "PartCopies",
     "artifact_heatmap",
     "part_copies",
+    # what a bulk verdict overrides
+    "ColleagueVerdicts",
+    "colleague_verdicts",
     # the desk for a team
     "Agreement",
     "ClaimHolder",

@@ -13,7 +13,12 @@ from poimen.services.artifacts import (
     artifacts_import,
     manifest_export,
 )
-from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
+from poimen.services.bulk_reviews import (
+    OverridesChanged,
+    bulk_undone,
+    reviews_bulk,
+    reviews_bulk_undo,
+)
 from poimen.services.claims import ClaimResult, claims_release, records_claim
 from poimen.services.common import InputError
 from poimen.services.export import (
@@ -99,6 +104,7 @@ __all__ = [
     "saved_filter_save",
     "review_undo",
     "UndoRefused",
+    "OverridesChanged",
     "reviews_bulk",
     "reviews_bulk_undo",
     "bulk_undone",

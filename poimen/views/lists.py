@@ -79,57 +79,80 @@ def near_misses(request):
 
 @require_http_methods(["GET", "POST"])
 def exclusions_bulk(request):
-    """One verdict over the whole filtered set: a confirmation that says how many, then apply.
+    """One verdict over the whole filtered set: a confirmation that says how many, and whose
+    verdicts it would override, then apply.
 
     The set is selected again on the server when the verdict is applied; if it no longer has
-    the size the reviewer confirmed, they are asked again."""
+    the size the reviewer confirmed, they are asked again. When records carry a colleague's
+    verdict, the reviewer is asked once more, and again if that number moved."""
     require_review(request)
     form = list_form(request, "exclusions")
     filters = form.filters()
     queryset = selectors.exclusion_list(filters=filters)
     count = queryset.count()
+    too_many = count > BULK_LIMIT
+    colleagues = (
+        selectors.colleague_verdicts(queryset, request.user) if count and not too_many else None
+    )
+    overrides = colleagues.count if colleagues else 0
     bulk_form = BulkVerdictForm(
         request.POST or None,
         initial={
             "verdict": request.GET.get("bulk_verdict") or Review.Verdict.CONFIRMED,
             "expected": count,
+            "overrides_expected": overrides,
         },
     )
     changed = False
+    ask_overrides = False
     refused = ""
-    too_many = count > BULK_LIMIT
     # A filter that did not parse is left out, which widens the set: never judge that set.
     unclear = bool(form.errors)
     if request.method == "POST" and bulk_form.is_valid() and not too_many and not unclear:
-        if bulk_form.cleaned_data["expected"] != count:
+        asked = bulk_form.cleaned_data
+        if asked["expected"] != count or (
+            asked["overrides_confirmed"] and asked["overrides_expected"] != overrides
+        ):
             changed = True
-            bulk_form = BulkVerdictForm(
-                initial={
-                    "verdict": bulk_form.cleaned_data["verdict"],
-                    "expected": count,
-                    "note": bulk_form.cleaned_data["note"],
-                }
-            )
+        elif overrides and not asked["overrides_confirmed"]:
+            ask_overrides = True
         else:
             try:
                 event = services.reviews_bulk(
                     records=queryset,
-                    verdict=bulk_form.cleaned_data["verdict"],
-                    note=bulk_form.cleaned_data["note"],
+                    verdict=asked["verdict"],
+                    note=asked["note"],
                     actor=request.user,
                     filters_described=form.described(),
+                    overrides_expected=overrides,
                 )
+            except services.OverridesChanged:
+                changed = True
+                colleagues = selectors.colleague_verdicts(queryset, request.user)
+                overrides = colleagues.count
             except ValidationError as error:  # the verdict does not fit one of the records
                 refused = " ".join(error.messages)
             else:
-                label = Review.Verdict(bulk_form.cleaned_data["verdict"]).label
+                label = Review.Verdict(asked["verdict"]).label
                 messages.success(request, f"{event.data['count']:,} records marked {label}.")
                 request.session["last_bulk"] = event.pk
                 return redirect(list_url("exclusions", list_query(request)))
+        if changed or ask_overrides:
+            bulk_form = BulkVerdictForm(
+                initial={
+                    "verdict": asked["verdict"],
+                    "expected": count,
+                    "note": asked["note"],
+                    "overrides_expected": overrides,
+                    "overrides_confirmed": ask_overrides,
+                }
+            )
     context = {
         "form": form,
         "bulk_form": bulk_form,
         "count": count,
+        "colleagues": colleagues,
+        "ask_overrides": ask_overrides,
         "changed": changed,
         "refused": refused,
         "too_many": too_many,
@@ -138,7 +161,7 @@ def exclusions_bulk(request):
         "list_query": list_query(request),
         "described": form.described(),
     }
-    status = 400 if request.method == "POST" and not changed else 200
+    status = 400 if request.method == "POST" and not (changed or ask_overrides) else 200
     return render_page(request, "exclusions_bulk.html", context, status=status)
 
 
