@@ -51,14 +51,20 @@ def my_claims(user) -> MyClaims:
     return claims_shown([], user)
 
 
-def review_pool(listed: QuerySet, user, *, mine_only: bool = False) -> QuerySet:
+def review_pool(
+    listed: QuerySet, user, *, mine_only: bool = False, counting: bool = False
+) -> QuerySet:
     """The records of a list that review mode may serve `user`: none another reviewer holds;
-    with `mine_only`, just the ones `user` holds (their claimed batch)."""
+    with `mine_only`, just the ones `user` holds (their claimed batch). With `counting`, the
+    records its progress counts: a colleague's hold on the record they are reading (a
+    moment's) does not take it out of the count, their claimed batch does."""
     now = timezone.now()
     if mine_only:
         mine = Claim.objects.active(now).filter(record=OuterRef("pk"), reviewer=user)
         return listed.filter(Exists(mine))
     others = Claim.objects.active(now).filter(record=OuterRef("pk")).exclude(reviewer=user)
+    if counting:
+        others = others.filter(hold=False)
     return listed.exclude(Exists(others))
 
 

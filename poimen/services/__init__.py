@@ -19,7 +19,7 @@ from poimen.services.bulk_reviews import (
     reviews_bulk,
     reviews_bulk_undo,
 )
-from poimen.services.claims import ClaimResult, claims_release, records_claim
+from poimen.services.claims import ClaimResult, claims_release, record_hold, records_claim
 from poimen.services.common import InputError
 from poimen.services.export import (
     EXPORT_FIELD_NAMES,
@@ -115,6 +115,7 @@ __all__ = [
     "SecondReviewTaken",
     "claims_release",
     "disagreement_settle",
+    "record_hold",
     "records_claim",
     "second_review_give",
     "second_review_route",
