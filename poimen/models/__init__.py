@@ -17,7 +17,7 @@ from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
 from poimen.models.saved_filters import SavedFilter
-from poimen.models.team import Claim, SecondReview
+from poimen.models.team import Claim, OverviewVisit, SecondReview
 
 __all__ = [
     "SHINGLE_DTYPE",
@@ -28,6 +28,7 @@ __all__ = [
     "EventManager",
     "IngestRun",
     "KindPolicy",
+    "OverviewVisit",
     "Match",
     "QueuedBatch",
     "Record",

@@ -82,3 +82,15 @@ class SecondReview(models.Model):
 
     def __str__(self) -> str:
         return f"second review of record {self.record_id}"
+
+
+class OverviewVisit(models.Model):
+    """When a user last opened the overview: it opens on what changed since."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} saw the overview at {self.seen_at:%Y-%m-%d %H:%M}"

@@ -63,6 +63,7 @@ from poimen.services.thresholds import (
     threshold_check,
 )
 from poimen.services.verify import Offender, VerifyResult, derived_verify
+from poimen.services.visits import overview_seen
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -115,6 +116,7 @@ __all__ = [
     "SecondReviewTaken",
     "claims_release",
     "disagreement_settle",
+    "overview_seen",
     "record_hold",
     "records_claim",
     "second_review_give",
