@@ -63,3 +63,6 @@ def test_tuning_chart_lines_are_stroked(
     assert _computed(precision, "stroke") != _computed(recall, "stroke")
     assert _computed(precision, "stroke-dasharray") == "none"
     assert _computed(recall, "stroke-dasharray") != "none"
+    # Three verdicts: each value says in words it rests on too few (issue 24).
+    expect(page.locator("[data-too-few]")).to_contain_text("fewer than 10 verdicts")
+    expect(page.locator("table.estimates .too-few").first).to_be_visible()
