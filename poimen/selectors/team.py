@@ -9,7 +9,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from poimen import team_rules
-from poimen.kappa import cohen_kappa
+from poimen.kappa import cohen_kappa, kappa_interval
 from poimen.models import Claim, Record, SecondReview
 
 
@@ -154,6 +154,10 @@ def disagreements(*, settled: bool = False) -> QuerySet:
     ).order_by("-id")
 
 
+# Under this many records with two verdicts, the desk says a kappa is too few to lean on.
+AGREEMENT_TOO_FEW = 20
+
+
 @dataclass(frozen=True)
 class Agreement:
     """How two raters (or one and the rest) agree: on how many records, the share agreed, and
@@ -163,6 +167,12 @@ class Agreement:
     records: int
     agreed: int
     kappa: float | None
+    kappa_interval: tuple[float, float] | None = None
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer records than a kappa can be leaned on for (AGREEMENT_TOO_FEW)."""
+        return self.records < AGREEMENT_TOO_FEW
 
     @property
     def share(self) -> float:
@@ -175,6 +185,7 @@ def _agreement(names: tuple[str, ...], pairs: list[tuple[str, str]]) -> Agreemen
         records=len(pairs),
         agreed=sum(1 for a, b in pairs if a == b),
         kappa=cohen_kappa(pairs),
+        kappa_interval=kappa_interval(pairs),
     )
 
 
