@@ -79,6 +79,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "poimen.middleware.ContentSecurityPolicyMiddleware",
+    # A one-time password from add_user is replaced before any other page (views.accounts).
+    "poimen.middleware.OneTimePasswordMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

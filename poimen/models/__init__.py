@@ -2,6 +2,7 @@
 matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
 reviews, saved filters. Import them from here."""
 
+from poimen.models.accounts import OneTimePassword
 from poimen.models.api_tokens import ApiToken
 from poimen.models.artifacts import (
     SHINGLE_DTYPE,
@@ -28,6 +29,7 @@ __all__ = [
     "EventManager",
     "IngestRun",
     "KindPolicy",
+    "OneTimePassword",
     "OverviewVisit",
     "Match",
     "QueuedBatch",

@@ -4,7 +4,13 @@ accounts.
 Keyword-only functions named <thing>_<action>, one module per job; import them from here.
 """
 
-from poimen.services.accounts import login_lockout_record, login_unlock, role_assign, user_add
+from poimen.services.accounts import (
+    login_lockout_record,
+    login_unlock,
+    one_time_password_replaced,
+    role_assign,
+    user_add,
+)
 from poimen.services.artifacts import (
     ImportResult,
     RegisterResult,
@@ -121,6 +127,7 @@ __all__ = [
     "records_claim",
     "second_review_give",
     "second_review_route",
+    "one_time_password_replaced",
     "role_assign",
     "threshold_change",
     "threshold_check",
