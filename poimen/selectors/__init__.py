@@ -17,7 +17,13 @@ from poimen.selectors.artifacts import (
     artifact_names,
 )
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
-from poimen.selectors.bulk import ColleagueVerdicts, colleague_verdicts
+from poimen.selectors.bulk import (
+    SAMPLE_MAX,
+    SAMPLE_SIZES,
+    ColleagueVerdicts,
+    bulk_sample,
+    colleague_verdicts,
+)
 from poimen.selectors.cache import caches_clear, data_version, decision_version
 from poimen.selectors.changes import (
     Changes,
@@ -212,6 +218,9 @@ __all__ = [
     "waiting_for",
     # what a bulk verdict overrides
     "ColleagueVerdicts",
+    "SAMPLE_MAX",
+    "SAMPLE_SIZES",
+    "bulk_sample",
     "colleague_verdicts",
     # the desk for a team
     "Agreement",

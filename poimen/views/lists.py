@@ -1,4 +1,7 @@
-"""The exclusions and near-miss lists, and the bulk verdict over a filtered exclusions list."""
+"""The exclusions and near-miss lists, and the bulk verdict over a filtered exclusions list
+(or a random sample of it)."""
+
+import secrets
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -89,6 +92,10 @@ def exclusions_bulk(request):
     form = list_form(request, "exclusions")
     filters = form.filters()
     queryset = selectors.exclusion_list(filters=filters)
+    sample = _sample_asked(request)
+    if sample:
+        filtered = queryset.count()
+        queryset = selectors.bulk_sample(queryset, size=sample["size"], seed=sample["seed"])
     count = queryset.count()
     too_many = count > BULK_LIMIT
     colleagues = (
@@ -123,7 +130,8 @@ def exclusions_bulk(request):
                     verdict=asked["verdict"],
                     note=asked["note"],
                     actor=request.user,
-                    filters_described=form.described(),
+                    filters_described=form.described()
+                    + (f" · a random sample of {count}" if sample else ""),
                     overrides_expected=overrides,
                 )
             except services.OverridesChanged:
@@ -160,9 +168,24 @@ def exclusions_bulk(request):
         "bulk_limit": BULK_LIMIT,
         "list_query": list_query(request),
         "described": form.described(),
+        "sample": {**sample, "of": filtered} if sample else None,
+        "sample_sizes": selectors.SAMPLE_SIZES,
+        "new_seed": secrets.randbelow(10**9),  # for "a random sample of N" links
     }
     status = 400 if request.method == "POST" and not (changed or ask_overrides) else 200
     return render_page(request, "exclusions_bulk.html", context, status=status)
+
+
+def _sample_asked(request) -> dict | None:
+    """A random sample of the filtered set, when the URL asks for one: its size (1 to
+    SAMPLE_MAX) and seed; None for the whole set (or a request that does not parse)."""
+    try:
+        size, seed = int(request.GET["sample"]), int(request.GET["seed"])
+    except (KeyError, ValueError):
+        return None
+    if not 1 <= size <= selectors.SAMPLE_MAX or not 0 <= seed < 10**9:
+        return None
+    return {"size": size, "seed": seed}
 
 
 @require_POST
