@@ -22,11 +22,13 @@ demo: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(if $(findstring not e2e,$(PYTEST_ARGS)),,@$(MAKE) --no-print-directory browser)
 	$(BIN)/ruff check .
+	scripts/lint-css
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	scripts/lint-css
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench.matcher

@@ -12,6 +12,8 @@ from poimen.models import (
     IngestRun,
     KindPolicy,
     Match,
+    OneTimePassword,
+    OverviewVisit,
     QueuedBatch,
     Record,
     Review,
@@ -124,7 +126,7 @@ class SavedFilterAdmin(ReadOnlyAdmin):
 
 @admin.register(Claim)
 class ClaimAdmin(ReadOnlyAdmin):
-    list_display = ["record", "reviewer", "claimed_at", "expires_at"]
+    list_display = ["record", "reviewer", "hold", "claimed_at", "expires_at"]
     list_select_related = ["record", "reviewer"]
     raw_id_fields = ["record"]
 
@@ -134,3 +136,15 @@ class SecondReviewAdmin(ReadOnlyAdmin):
     list_display = ["record", "verdict", "reviewer", "judged_at", "settled_verdict", "settled_at"]
     list_select_related = ["record", "reviewer"]
     raw_id_fields = ["record", "first_review"]
+
+
+@admin.register(OneTimePassword)
+class OneTimePasswordAdmin(ReadOnlyAdmin):
+    list_display = ["user", "issued_at"]
+    list_select_related = ["user"]
+
+
+@admin.register(OverviewVisit)
+class OverviewVisitAdmin(ReadOnlyAdmin):
+    list_display = ["user", "seen_at"]
+    list_select_related = ["user"]

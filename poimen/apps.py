@@ -8,10 +8,13 @@ class PoimenConfig(AppConfig):
 
     def ready(self):
         from axes.signals import user_locked_out
+        from django.contrib.auth.signals import user_logged_in
 
         from poimen.index_version import connect_signals
         from poimen.lockout import record_lockout
+        from poimen.views.accounts import note_one_time_password
 
         user_locked_out.connect(record_lockout, dispatch_uid="poimen_record_lockout")
+        user_logged_in.connect(note_one_time_password, dispatch_uid="poimen_one_time_password")
         # a write of an artifact or a policy tells the process's index to read its state again
         connect_signals()

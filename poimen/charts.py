@@ -187,3 +187,66 @@ def estimate_lines(rows) -> EstimateLines:
         ],
         recall=[point(r.threshold, r.recall.value) for r in rows if r.recall.value is not None],
     )
+
+
+# --- the overview: exclusions a day, a line per kind --------------------------------------
+
+
+@dataclass(frozen=True)
+class KindLine:
+    kind: str
+    points: str  # "x,y x,y ..." for a <polyline>
+    total: int
+    style: int  # which of the line styles (colour and dash) it is drawn in
+
+
+@dataclass(frozen=True)
+class TimeChart:
+    width: int
+    height: int
+    lines: list[KindLine]
+    ticks: list[Tick]
+    peak: int
+    peak_y: float
+    base_y: float
+
+
+# Lines are told apart by dash as well as colour (desk.css: .kind-line.style-N).
+LINE_STYLES = 4
+
+
+def exclusions_chart(over_time) -> TimeChart:
+    """selectors.ExclusionsOverTime as a line per kind over the days, on one scale."""
+    days = len(over_time.days)
+    peak = max((max(s.counts) for s in over_time.series), default=0) or 1
+
+    def x(day: int) -> float:
+        return round(LEFT + PLOT_WIDTH * day / max(days - 1, 1), 1)
+
+    def y(count: int) -> float:
+        return round(TOP + PLOT_HEIGHT * (1 - count / peak), 1)
+
+    lines = [
+        KindLine(
+            kind=s.kind,
+            points=" ".join(f"{x(n)},{y(c)}" for n, c in enumerate(s.counts)),
+            total=sum(s.counts),
+            style=number % LINE_STYLES,
+        )
+        for number, s in enumerate(over_time.series)
+    ]
+    # A tick a week, and the last day.
+    ticks = [
+        Tick(x=x(n), label=day.strftime("%b %d"))
+        for n, day in enumerate(over_time.days)
+        if (days - 1 - n) % 7 == 0
+    ]
+    return TimeChart(
+        width=WIDTH,
+        height=HEIGHT,
+        lines=lines,
+        ticks=ticks,
+        peak=peak,
+        peak_y=y(peak),
+        base_y=y(0),
+    )

@@ -293,6 +293,12 @@ class BulkVerdictForm(forms.Form):
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
     expected = forms.IntegerField(min_value=0, max_value=MAX_ID, widget=forms.HiddenInput)
+    # How many records carry a colleague's verdict, as the reviewer was told; and whether they
+    # confirmed overriding them (the second question, asked only when there are some).
+    overrides_expected = forms.IntegerField(
+        required=False, min_value=0, max_value=MAX_ID, widget=forms.HiddenInput
+    )
+    overrides_confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
 
 class AuditFilterForm(forms.Form):

@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.http import HttpResponse
-from django.shortcuts import resolve_url
+from django.shortcuts import redirect, resolve_url
+from django.urls import Resolver404, resolve, reverse
 from django.utils.cache import patch_vary_headers
 
 # No inline script, no eval, no inline style: everything the pages run or wear is a file we
@@ -54,3 +55,29 @@ class ContentSecurityPolicyMiddleware:
         redirect = HttpResponse(status=204)
         redirect["HX-Redirect"] = location
         return redirect
+
+
+# The session's note that its user still has the one-time password `add_user` printed (set at
+# login by views.accounts, so that no page pays a query to know it).
+ONE_TIME = "one_time_password"
+# What a user with a one-time password may still reach.
+ONE_TIME_ALLOWED = ("password_change", "password_changed", "logout", "login")
+
+
+class OneTimePasswordMiddleware:
+    """Sends a user who still has their one-time password to the password page, from any
+    other page of the desk, until they replace it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        session = getattr(request, "session", None)
+        if session is not None and session.get(ONE_TIME) and request.user.is_authenticated:
+            try:
+                name = resolve(request.path_info).url_name
+            except Resolver404:
+                name = None
+            if name not in ONE_TIME_ALLOWED:
+                return redirect(reverse("password_change"))
+        return self.get_response(request)

@@ -85,6 +85,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "poimen.middleware.ContentSecurityPolicyMiddleware",
+    # A one-time password from add_user is replaced before any other page (views.accounts).
+    "poimen.middleware.OneTimePasswordMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -272,6 +274,9 @@ POIMEN_QUEUE_MAX_ATTEMPTS = int(os.environ.get("POIMEN_QUEUE_MAX_ATTEMPTS", "10"
 POIMEN_CLAIM_BATCH_SIZE = int(os.environ.get("POIMEN_CLAIM_BATCH_SIZE", "25"))
 # ...for this many minutes; then the records a reviewer did not judge return to the pool.
 POIMEN_CLAIM_MINUTES = int(os.environ.get("POIMEN_CLAIM_MINUTES", "60"))
+# Review mode holds the record it shows a reviewer this many minutes (renewed each time it is
+# shown), so that two reviewers never read the same record at once; moving on lets it go.
+POIMEN_HOLD_MINUTES = int(os.environ.get("POIMEN_HOLD_MINUTES", "10"))
 # The share (0..1) of borderline records (best overlap within the band either side of the kind's
 # threshold) that a single verdict sends to a second reviewer, who judges without seeing it.
 POIMEN_SECOND_REVIEW_SHARE = float(os.environ.get("POIMEN_SECOND_REVIEW_SHARE", "0.2"))

@@ -2,7 +2,7 @@
 which records are borderline, which share of them a second reviewer sees, and what two
 verdicts on one record mean when they are compared.
 
-The numbers come from settings (POIMEN_CLAIM_BATCH_SIZE, POIMEN_CLAIM_MINUTES,
+The numbers come from settings (POIMEN_CLAIM_BATCH_SIZE, POIMEN_CLAIM_MINUTES, POIMEN_HOLD_MINUTES,
 POIMEN_SECOND_REVIEW_SHARE, POIMEN_SECOND_REVIEW_BAND); everything else asks here.
 """
 
@@ -37,6 +37,11 @@ def claim_batch_size() -> int:
 
 def claim_duration() -> timedelta:
     return timedelta(minutes=settings.POIMEN_CLAIM_MINUTES)
+
+
+def hold_duration() -> timedelta:
+    """How long review mode holds the record it shows a reviewer."""
+    return timedelta(minutes=settings.POIMEN_HOLD_MINUTES)
 
 
 def second_review_band() -> float:

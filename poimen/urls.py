@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import path
 
 from poimen.api.urls import api_urls
 from poimen.views import (
+    accounts,
     artifacts,
     audit,
     export,
@@ -25,13 +26,7 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Where a new team member replaces the one-time password `add_user` printed.
-    path(
-        "password/",
-        auth_views.PasswordChangeView.as_view(
-            template_name="password_change.html", success_url=reverse_lazy("password_changed")
-        ),
-        name="password_change",
-    ),
+    path("password/", accounts.PasswordChangeView.as_view(), name="password_change"),
     path(
         "password/changed/",
         auth_views.PasswordChangeDoneView.as_view(template_name="password_changed.html"),

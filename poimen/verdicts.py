@@ -14,6 +14,8 @@ A verdict answers one question about the filter's decision on a record:
 A record's best artifact is its top stored match, so it has one exactly when it has a match.
 """
 
+from django.db.models import Q
+
 from poimen.models import Record, Review
 
 Verdict = Review.Verdict
@@ -90,3 +92,9 @@ def overridden(review: Review | None, user) -> dict | None:
         "reviewer": _reviewer_name(review),
         "at": review.created_at.isoformat(timespec="seconds"),
     }
+
+
+def overridden_condition(user) -> Q:
+    """The SQL form of `overridden`, on Record: a colleague's verdict (or a former
+    reviewer's) is in force on the record, so a new verdict by `user` would override it."""
+    return Q(review__isnull=False) & (Q(review__reviewer__isnull=True) | ~Q(review__reviewer=user))

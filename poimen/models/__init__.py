@@ -2,6 +2,7 @@
 matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
 reviews, saved filters. Import them from here."""
 
+from poimen.models.accounts import OneTimePassword
 from poimen.models.api_tokens import ApiToken
 from poimen.models.artifacts import (
     SHINGLE_DTYPE,
@@ -17,7 +18,7 @@ from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
 from poimen.models.saved_filters import SavedFilter
-from poimen.models.team import Claim, SecondReview
+from poimen.models.team import Claim, OverviewVisit, SecondReview
 
 __all__ = [
     "SHINGLE_DTYPE",
@@ -28,6 +29,8 @@ __all__ = [
     "EventManager",
     "IngestRun",
     "KindPolicy",
+    "OneTimePassword",
+    "OverviewVisit",
     "Match",
     "QueuedBatch",
     "Record",

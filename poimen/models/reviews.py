@@ -70,3 +70,22 @@ class Review(models.Model):
         if self.verdict == self.Verdict.CONFIRMED and record.derived:
             return record.filter_status
         return Record.Status.EXCLUDED
+
+
+# What each false-positive reason means, said on its button and in the guidelines: the one
+# home of the definitions, beside the choices they define.
+REASON_DEFINITIONS = {
+    Review.Reason.QUOTED: (
+        "The record quotes the artifact to talk about it (a question, a review, a correction): "
+        "the words around the quote are the record's own evidence."
+    ),
+    Review.Reason.REUSE: (
+        "The text is the record's to use: the author wrote it there first, or it is a licensed "
+        "or deliberate copy that should count as evidence."
+    ),
+    Review.Reason.BOILERPLATE: (
+        "Standard text many documents share (a licence header, a template, a command's usage "
+        "line): matching it says nothing about where the record came from."
+    ),
+    Review.Reason.OTHER: "None of the above: the note says why, for the next reviewer.",
+}

@@ -17,6 +17,7 @@ class ClaimQuerySet(models.QuerySet):
 
 class Claim(models.Model):
     """A record held for one reviewer until `expires_at`: review mode serves it to nobody else.
+    Either a batch claimed on purpose, or a hold on the record review mode is showing them.
 
     At most one claim per record (a unique constraint: the guard two racing claims meet); an
     expired one is replaced by the next reviewer's claim. Releasing deletes the rows; the audit
@@ -28,6 +29,10 @@ class Claim(models.Model):
     )
     claimed_at = models.DateTimeField()
     expires_at = models.DateTimeField()
+    # A hold: the record review mode shows a reviewer now, held a short while so that no one
+    # else is served it (team_rules.hold_duration); a reviewer has one at a time, and it is
+    # let go when they move on. A claim (False) is a batch taken on purpose.
+    hold = models.BooleanField(default=False)
 
     objects = ClaimQuerySet.as_manager()
 
@@ -77,3 +82,15 @@ class SecondReview(models.Model):
 
     def __str__(self) -> str:
         return f"second review of record {self.record_id}"
+
+
+class OverviewVisit(models.Model):
+    """When a user last opened the overview: it opens on what changed since."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} saw the overview at {self.seen_at:%Y-%m-%d %H:%M}"

@@ -17,7 +17,24 @@ from poimen.selectors.artifacts import (
     artifact_names,
 )
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
+from poimen.selectors.bulk import (
+    SAMPLE_MAX,
+    SAMPLE_SIZES,
+    ColleagueVerdicts,
+    bulk_sample,
+    colleague_verdicts,
+)
 from poimen.selectors.cache import caches_clear, data_version, decision_version
+from poimen.selectors.changes import (
+    Changes,
+    CheckResult,
+    ExclusionsOverTime,
+    Waiting,
+    changes_since,
+    exclusions_over_time,
+    last_checks,
+    waiting_for,
+)
 from poimen.selectors.common import (
     COUNT_CAP,
     PAGE_SIZE,
@@ -194,6 +211,21 @@ __all__ = [
     "PartCopies",
     "artifact_heatmap",
     "part_copies",
+    # the overview: what changed, what waits, exclusions over time, the checks
+    "Changes",
+    "CheckResult",
+    "ExclusionsOverTime",
+    "Waiting",
+    "changes_since",
+    "exclusions_over_time",
+    "last_checks",
+    "waiting_for",
+    # what a bulk verdict overrides
+    "ColleagueVerdicts",
+    "SAMPLE_MAX",
+    "SAMPLE_SIZES",
+    "bulk_sample",
+    "colleague_verdicts",
     # the desk for a team
     "Agreement",
     "ClaimHolder",

@@ -45,6 +45,9 @@ from poimen.team_rules import COPY, JUDGEMENTS, NOT_COPY
 
 # Wilson's z for a 95% interval.
 Z = 1.96
+# Under this many verdicts bearing on a value, the desk says in words that it is too few to
+# lean on (the interval shows how wide; the sentence says what to do).
+TOO_FEW = 10
 # The judged records a flip list shows (each list says how many there are in all).
 FLIP_LIST_LIMIT = 50
 
@@ -69,6 +72,11 @@ class Estimate:
     high: float | None
     reviews: int
 
+    @property
+    def too_few(self) -> bool:
+        """Some verdicts bear on it, fewer than TOO_FEW."""
+        return self.value is not None and self.reviews < TOO_FEW
+
 
 @dataclass(frozen=True)
 class ThresholdEstimate:
@@ -88,6 +96,12 @@ class Estimates:
     judged: int
     # Records derived now in overlap bands with no verdict: outside every estimate.
     not_estimated: int
+
+    @property
+    def too_few(self) -> int:
+        """TOO_FEW, when some value of the table rests on fewer verdicts; else 0."""
+        thin = any(r.precision.too_few or r.recall.too_few for r in self.rows)
+        return TOO_FEW if thin else 0
 
 
 def wilson(share: float, n: float) -> tuple[float, float]:

@@ -3,8 +3,19 @@
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from django.db.models import BooleanField, F, Func, Q, QuerySet, Value
-from django.db.models.functions import Greatest, Lower, StrIndex, Substr
+from django.db.models import (
+    BooleanField,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.functions import Cast, Coalesce, Greatest, Lower, StrIndex, Substr
 
 from poimen.derived_rule import at_most_threshold_condition
 from poimen.models import Artifact, Match, Record, Review
@@ -102,7 +113,9 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         position = StrIndex(Lower("text"), Value(filters.q.lower()))
         snippet_from = Greatest(position - SNIPPET_LEAD, 1)
     else:
-        snippet_from = Value(1)
+        # A little before the first passage copied from its best artifact (a copy may start
+        # thousands of characters in); at the start for a record without one.
+        snippet_from = Greatest(Coalesce(_first_copied(), 0) + 1 - SNIPPET_LEAD, 1)
     # One character more than is shown, so the template knows the text goes on (and says so).
     snippet = Substr("text", snippet_from, SNIPPET_CHARS + 1)
     # A row shows neither its run nor the record's cut text: the run's JSON columns and the
@@ -121,6 +134,14 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     )
     # Whether its run was in shadow mode (a boolean of the run, not its JSON columns).
     return queryset.annotate(snippet=snippet, snippet_from=snippet_from, shadow=F("run__shadow"))
+
+
+def _first_copied() -> Subquery:
+    """Where the record's first passage copied from its best artifact starts (0-based), as a
+    subquery on the match's stored spans (one index lookup a row)."""
+    start = KeyTextTransform("0", KeyTransform("0", "spans"))
+    best = Match.objects.filter(record=OuterRef("pk"), artifact=OuterRef("best_artifact_id"))
+    return Subquery(best.annotate(start=Cast(start, IntegerField())).values("start")[:1])
 
 
 def with_sort_key(queryset: QuerySet, sort: str) -> QuerySet:

@@ -64,12 +64,24 @@ def latest_own_verdict(user) -> Review | None:
 
 
 def record_events(record: Record) -> list[Event]:
-    """The record's own events, and the bulk verdicts (one event each) that judged it."""
+    """The record's own events, and the bulk verdicts (one event each) that judged it; each
+    with `overrides_here`, the colleague's verdict on this record it overrode, if any."""
     bulks = list(
         Review.objects.filter(record=record, bulk__isnull=False).values_list("bulk_id", flat=True)
     )
     mine = Q(record=record)
     if bulks:
         mine |= Q(pk__in=bulks) | Q(type=Event.Type.REVIEW_BULK_UNDONE, data__bulk__in=bulks)
-    events = Event.objects.filter(mine)
-    return list(events.select_related("actor", "artifact").order_by("-id"))
+    events = list(Event.objects.filter(mine).select_related("actor", "artifact").order_by("-id"))
+    for event in events:
+        event.overrides_here = _overrides_of(event, record)
+    return events
+
+
+def _overrides_of(event: Event, record: Record) -> dict | None:
+    """The colleague's verdict on `record` that `event` overrode: a single verdict's event
+    names it; a bulk verdict's names one per record."""
+    if event.type == Event.Type.REVIEW_BULK:
+        return (event.data.get("overridden") or {}).get(str(record.pk))
+    overrides = event.data.get("overrides")
+    return overrides if isinstance(overrides, dict) else None

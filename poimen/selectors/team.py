@@ -9,7 +9,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from poimen import team_rules
-from poimen.kappa import cohen_kappa
+from poimen.kappa import cohen_kappa, kappa_interval
 from poimen.models import Claim, Record, SecondReview
 
 
@@ -51,14 +51,20 @@ def my_claims(user) -> MyClaims:
     return claims_shown([], user)
 
 
-def review_pool(listed: QuerySet, user, *, mine_only: bool = False) -> QuerySet:
+def review_pool(
+    listed: QuerySet, user, *, mine_only: bool = False, counting: bool = False
+) -> QuerySet:
     """The records of a list that review mode may serve `user`: none another reviewer holds;
-    with `mine_only`, just the ones `user` holds (their claimed batch)."""
+    with `mine_only`, just the ones `user` holds (their claimed batch). With `counting`, the
+    records its progress counts: a colleague's hold on the record they are reading (a
+    moment's) does not take it out of the count, their claimed batch does."""
     now = timezone.now()
     if mine_only:
         mine = Claim.objects.active(now).filter(record=OuterRef("pk"), reviewer=user)
         return listed.filter(Exists(mine))
     others = Claim.objects.active(now).filter(record=OuterRef("pk")).exclude(reviewer=user)
+    if counting:
+        others = others.filter(hold=False)
     return listed.exclude(Exists(others))
 
 
@@ -148,6 +154,10 @@ def disagreements(*, settled: bool = False) -> QuerySet:
     ).order_by("-id")
 
 
+# Under this many records with two verdicts, the desk says a kappa is too few to lean on.
+AGREEMENT_TOO_FEW = 20
+
+
 @dataclass(frozen=True)
 class Agreement:
     """How two raters (or one and the rest) agree: on how many records, the share agreed, and
@@ -157,6 +167,12 @@ class Agreement:
     records: int
     agreed: int
     kappa: float | None
+    kappa_interval: tuple[float, float] | None = None
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer records than a kappa can be leaned on for (AGREEMENT_TOO_FEW)."""
+        return self.records < AGREEMENT_TOO_FEW
 
     @property
     def share(self) -> float:
@@ -169,6 +185,7 @@ def _agreement(names: tuple[str, ...], pairs: list[tuple[str, str]]) -> Agreemen
         records=len(pairs),
         agreed=sum(1 for a, b in pairs if a == b),
         kappa=cohen_kappa(pairs),
+        kappa_interval=kappa_interval(pairs),
     )
 
 

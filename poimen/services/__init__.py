@@ -4,7 +4,13 @@ accounts.
 Keyword-only functions named <thing>_<action>, one module per job; import them from here.
 """
 
-from poimen.services.accounts import login_lockout_record, login_unlock, role_assign, user_add
+from poimen.services.accounts import (
+    login_lockout_record,
+    login_unlock,
+    one_time_password_replaced,
+    role_assign,
+    user_add,
+)
 from poimen.services.artifacts import (
     ImportResult,
     RegisterResult,
@@ -13,8 +19,13 @@ from poimen.services.artifacts import (
     artifacts_import,
     manifest_export,
 )
-from poimen.services.bulk_reviews import bulk_undone, reviews_bulk, reviews_bulk_undo
-from poimen.services.claims import ClaimResult, claims_release, records_claim
+from poimen.services.bulk_reviews import (
+    OverridesChanged,
+    bulk_undone,
+    reviews_bulk,
+    reviews_bulk_undo,
+)
+from poimen.services.claims import ClaimResult, claims_release, record_hold, records_claim
 from poimen.services.common import InputError
 from poimen.services.export import (
     EXPORT_FIELD_NAMES,
@@ -60,6 +71,7 @@ from poimen.services.thresholds import (
     threshold_preview,
 )
 from poimen.services.verify import Offender, VerifyResult, derived_verify
+from poimen.services.visits import overview_seen
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -103,6 +115,7 @@ __all__ = [
     "saved_filter_save",
     "review_undo",
     "UndoRefused",
+    "OverridesChanged",
     "reviews_bulk",
     "reviews_bulk_undo",
     "bulk_undone",
@@ -113,9 +126,12 @@ __all__ = [
     "SecondReviewTaken",
     "claims_release",
     "disagreement_settle",
+    "overview_seen",
+    "record_hold",
     "records_claim",
     "second_review_give",
     "second_review_route",
+    "one_time_password_replaced",
     "role_assign",
     "threshold_change",
     "threshold_preview",

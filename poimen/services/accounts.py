@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from poimen.models import Event
+from poimen.models import Event, OneTimePassword
 from poimen.roles import ROLES, role_groups_sync
 from poimen.services.common import InputError
 
@@ -47,6 +47,7 @@ def user_add(*, username: str, role: str, actor=None) -> tuple[object, str]:
     password = secrets.token_urlsafe(12)
     user = user_model.objects.create_user(username, password=password)
     role_assign(user=user, role=role)
+    OneTimePassword.objects.create(user=user)  # replaced at the first login
     Event.objects.log(Event.Type.USER_ADDED, actor=actor, data={"username": username, "role": role})
     return user, password
 
@@ -70,3 +71,9 @@ def login_unlock(*, username: str, actor=None) -> int:
             data={"username": username, "cleared": cleared},
         )
     return cleared
+
+
+def one_time_password_replaced(*, user) -> bool:
+    """`user` chose a password of their own: the one-time one is gone. Whether they had one."""
+    deleted, _ = OneTimePassword.objects.filter(user=user).delete()
+    return bool(deleted)

@@ -2,7 +2,13 @@
 
 It makes a review per record (each record's verdict in force, as one verdict would) and one
 event for the whole set, listing its records and saying which filters chose them; its undo
-is one event too, listing the records it gave back their previous verdict."""
+is one event too, listing the records it gave back their previous verdict.
+
+A colleague's verdict in force on one of the records is overridden, never silently: the desk
+says so and asks again before it applies (`overrides_expected`: how many the reviewer was
+told of), and the event names them, per record, as a single verdict's event does."""
+
+from collections import Counter
 
 from django.db import transaction
 from django.utils import timezone
@@ -10,9 +16,11 @@ from django.utils import timezone
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
 from poimen.services.reviews import _verdict
-from poimen.verdicts import verdict_misfit
+from poimen.verdicts import overridden, verdict_misfit
 
 CHUNK = 1000
+# What `verdicts.overridden` reads of a review in force.
+REVIEW_FIELDS = ("verdict", "created_at", "record_id", "reviewer_id", "reviewer__username")
 
 
 def _locked_chunk(ids: list[int]) -> list[Record]:
@@ -24,25 +32,69 @@ def _locked_chunk(ids: list[int]) -> list[Record]:
     )
 
 
+class OverridesChanged(InputError):
+    """The colleagues' verdicts among the records are not those the reviewer was told of."""
+
+
+def _colleague_verdicts_locked(ids: list[int], actor) -> dict[int, dict]:
+    """Per record of `ids` (locked here, so no verdict lands between this and the bulk's),
+    the colleague's verdict in force that a verdict by `actor` overrides."""
+    found = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = (
+            Record.objects.select_for_update(of=("self",))
+            .filter(pk__in=ids[start : start + CHUNK], review__isnull=False)
+            .select_related("review__reviewer")
+            .only("pk", "review", *(f"review__{f}" for f in REVIEW_FIELDS))
+        )
+        for record in chunk:
+            entry = overridden(record.review, actor)
+            if entry:
+                found[record.pk] = entry
+    return found
+
+
+def _overrides_described(entries) -> str:
+    """ "6 colleague verdicts: sam's confirmed (4), ola's false positive (2)"."""
+    counted = Counter((e["reviewer"], e["verdict"].replace("_", " ")) for e in entries)
+    total = sum(counted.values())
+    parts = ", ".join(f"{who}'s {verdict} ({n})" for (who, verdict), n in counted.most_common())
+    return f"{total} colleague verdict{'s' if total != 1 else ''}: {parts}"
+
+
 def reviews_bulk(
-    *, records, verdict: str, actor, note: str = "", filters_described: str = ""
+    *,
+    records,
+    verdict: str,
+    actor,
+    note: str = "",
+    filters_described: str = "",
+    overrides_expected: int | None = None,
 ) -> Event:
     """The same verdict on every record of a queryset, in one transaction; the bulk's event.
-    If the verdict does not fit one of them, none is judged."""
+    If the verdict does not fit one of them, none is judged. With `overrides_expected`,
+    none is judged either unless exactly that many carry a colleague's verdict
+    (OverridesChanged)."""
     verdict = _verdict(verdict)
     with transaction.atomic():
         ids = list(records.order_by("pk").values_list("pk", flat=True))
-        event = Event.objects.log(
-            Event.Type.REVIEW_BULK,
-            actor=actor,
-            data={
-                "verdict": verdict.value,
-                "note": note,
-                "filters": filters_described,
-                "count": len(ids),
-                "records": ids,
-            },
-        )
+        colleagues = _colleague_verdicts_locked(ids, actor)
+        if overrides_expected is not None and len(colleagues) != overrides_expected:
+            raise OverridesChanged(
+                f"{len(colleagues):,} of these records now carry a colleague's verdict, not "
+                f"{overrides_expected:,}; nothing was judged"
+            )
+        data = {
+            "verdict": verdict.value,
+            "note": note,
+            "filters": filters_described,
+            "count": len(ids),
+            "records": ids,
+        }
+        if colleagues:
+            data["overrides"] = _overrides_described(colleagues.values())
+            data["overridden"] = {str(pk): entry for pk, entry in colleagues.items()}
+        event = Event.objects.log(Event.Type.REVIEW_BULK, actor=actor, data=data)
         for start in range(0, len(ids), CHUNK):
             chunk = _locked_chunk(ids[start : start + CHUNK])
             for record in chunk:

@@ -99,3 +99,34 @@ def claims_release(*, actor, record_ids: list[int] | None = None) -> int:
             data={"count": len(released), "records": released},
         )
     return len(released)
+
+
+def record_hold(*, record_id: int, actor) -> bool:
+    """Hold record `record_id` for `actor` while review mode shows it to them (a short while,
+    team_rules.hold_duration, renewed each time), letting go of the one they held before.
+    False when someone else holds it (their claim or hold in force): review mode then serves
+    another. A hold writes no event: it is a reading lock, gone when the reviewer moves on;
+    the verdict that follows is the event."""
+    now = timezone.now()
+    expires = now + team_rules.hold_duration()
+    with transaction.atomic():
+        Claim.objects.filter(reviewer=actor, hold=True).exclude(record_id=record_id).delete()
+        Claim.objects.filter(record_id=record_id, expires_at__lte=now).delete()  # lapsed
+        Claim.objects.bulk_create(
+            [
+                Claim(
+                    record_id=record_id,
+                    reviewer=actor,
+                    claimed_at=now,
+                    expires_at=expires,
+                    hold=True,
+                )
+            ],
+            ignore_conflicts=True,
+        )
+        holder = Claim.objects.select_for_update().filter(record_id=record_id).first()
+        if holder is None or holder.reviewer_id != actor.pk:
+            return False
+        if holder.hold and holder.expires_at < expires:  # shown again: held a while more
+            Claim.objects.filter(pk=holder.pk).update(expires_at=expires)
+    return True

@@ -75,11 +75,12 @@ def _shared(context) -> _Shared:
             csrf=str(CsrfTokenNode().render(context)),
             reason_buttons="".join(
                 f'<button type="submit" name="reason" value="{_e(value)}" class="release" '
-                f'data-shortcut="{_e(key)}">{_e(label)} <kbd>{_e(key)}</kbd></button>'
-                for value, label, key in reason_keys
+                f'data-shortcut="{_e(key)}" title="{_e(definition)}">{_e(label)} '
+                f"<kbd>{_e(key)}</kbd></button>"
+                for value, label, key, definition in reason_keys
                 if value != OTHER
             ),
-            other_key=next((key for value, _, key in reason_keys if value == OTHER), ""),
+            other_key=next((key for value, _, key, _ in reason_keys if value == OTHER), ""),
             list_name=context.get("list_name") or "",
             back_to_list=context.get("back_to_list") or "",
             use_tz=context.use_tz,

@@ -13,6 +13,7 @@ from django.utils.html import format_html
 
 from poimen import verdicts
 from poimen.models import Review
+from poimen.models.reviews import REASON_DEFINITIONS
 from poimen.views.common import list_url
 
 # Any id the <int:…> converters accept: the reversed URL is cut around its digits.
@@ -85,9 +86,10 @@ def rows_linked(rows: list, list_name: str, list_query: str) -> dict:
     return {"back_to_list": back_to_list, "reason_keys": reason_keys()}
 
 
-def reason_keys() -> list[tuple[str, str, str]]:
-    """A false positive's reasons (Review.Reason, their one home) as (value, label, key), the
-    key that picks each being its place in that order (1-4), all as text."""
+def reason_keys() -> list[tuple[str, str, str, str]]:
+    """A false positive's reasons (Review.Reason, their one home) as (value, label, key,
+    definition), the key that picks each being its place in that order (1-4), all as text."""
     return [
-        (value, str(label), str(n)) for n, (value, label) in enumerate(Review.Reason.choices, 1)
+        (value, str(label), str(n), REASON_DEFINITIONS[value])
+        for n, (value, label) in enumerate(Review.Reason.choices, 1)
     ]

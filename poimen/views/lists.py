@@ -1,4 +1,7 @@
-"""The exclusions and near-miss lists, and the bulk verdict over a filtered exclusions list."""
+"""The exclusions and near-miss lists, and the bulk verdict over a filtered exclusions list
+(or a random sample of it)."""
+
+import secrets
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -79,57 +82,85 @@ def near_misses(request):
 
 @require_http_methods(["GET", "POST"])
 def exclusions_bulk(request):
-    """One verdict over the whole filtered set: a confirmation that says how many, then apply.
+    """One verdict over the whole filtered set: a confirmation that says how many, and whose
+    verdicts it would override, then apply.
 
     The set is selected again on the server when the verdict is applied; if it no longer has
-    the size the reviewer confirmed, they are asked again."""
+    the size the reviewer confirmed, they are asked again. When records carry a colleague's
+    verdict, the reviewer is asked once more, and again if that number moved."""
     require_review(request)
     form = list_form(request, "exclusions")
     filters = form.filters()
     queryset = selectors.exclusion_list(filters=filters)
+    sample = _sample_asked(request)
+    if sample:
+        filtered = queryset.count()
+        queryset = selectors.bulk_sample(queryset, size=sample["size"], seed=sample["seed"])
     count = queryset.count()
+    too_many = count > BULK_LIMIT
+    colleagues = (
+        selectors.colleague_verdicts(queryset, request.user) if count and not too_many else None
+    )
+    overrides = colleagues.count if colleagues else 0
     bulk_form = BulkVerdictForm(
         request.POST or None,
         initial={
             "verdict": request.GET.get("bulk_verdict") or Review.Verdict.CONFIRMED,
             "expected": count,
+            "overrides_expected": overrides,
         },
     )
     changed = False
+    ask_overrides = False
     refused = ""
-    too_many = count > BULK_LIMIT
     # A filter that did not parse is left out, which widens the set: never judge that set.
     unclear = bool(form.errors)
     if request.method == "POST" and bulk_form.is_valid() and not too_many and not unclear:
-        if bulk_form.cleaned_data["expected"] != count:
+        asked = bulk_form.cleaned_data
+        if asked["expected"] != count or (
+            asked["overrides_confirmed"] and asked["overrides_expected"] != overrides
+        ):
             changed = True
-            bulk_form = BulkVerdictForm(
-                initial={
-                    "verdict": bulk_form.cleaned_data["verdict"],
-                    "expected": count,
-                    "note": bulk_form.cleaned_data["note"],
-                }
-            )
+        elif overrides and not asked["overrides_confirmed"]:
+            ask_overrides = True
         else:
             try:
                 event = services.reviews_bulk(
                     records=queryset,
-                    verdict=bulk_form.cleaned_data["verdict"],
-                    note=bulk_form.cleaned_data["note"],
+                    verdict=asked["verdict"],
+                    note=asked["note"],
                     actor=request.user,
-                    filters_described=form.described(),
+                    filters_described=form.described()
+                    + (f" · a random sample of {count}" if sample else ""),
+                    overrides_expected=overrides,
                 )
+            except services.OverridesChanged:
+                changed = True
+                colleagues = selectors.colleague_verdicts(queryset, request.user)
+                overrides = colleagues.count
             except ValidationError as error:  # the verdict does not fit one of the records
                 refused = " ".join(error.messages)
             else:
-                label = Review.Verdict(bulk_form.cleaned_data["verdict"]).label
+                label = Review.Verdict(asked["verdict"]).label
                 messages.success(request, f"{event.data['count']:,} records marked {label}.")
                 request.session["last_bulk"] = event.pk
                 return redirect(list_url("exclusions", list_query(request)))
+        if changed or ask_overrides:
+            bulk_form = BulkVerdictForm(
+                initial={
+                    "verdict": asked["verdict"],
+                    "expected": count,
+                    "note": asked["note"],
+                    "overrides_expected": overrides,
+                    "overrides_confirmed": ask_overrides,
+                }
+            )
     context = {
         "form": form,
         "bulk_form": bulk_form,
         "count": count,
+        "colleagues": colleagues,
+        "ask_overrides": ask_overrides,
         "changed": changed,
         "refused": refused,
         "too_many": too_many,
@@ -137,9 +168,24 @@ def exclusions_bulk(request):
         "bulk_limit": BULK_LIMIT,
         "list_query": list_query(request),
         "described": form.described(),
+        "sample": {**sample, "of": filtered} if sample else None,
+        "sample_sizes": selectors.SAMPLE_SIZES,
+        "new_seed": secrets.randbelow(10**9),  # for "a random sample of N" links
     }
-    status = 400 if request.method == "POST" and not changed else 200
+    status = 400 if request.method == "POST" and not (changed or ask_overrides) else 200
     return render_page(request, "exclusions_bulk.html", context, status=status)
+
+
+def _sample_asked(request) -> dict | None:
+    """A random sample of the filtered set, when the URL asks for one: its size (1 to
+    SAMPLE_MAX) and seed; None for the whole set (or a request that does not parse)."""
+    try:
+        size, seed = int(request.GET["sample"]), int(request.GET["seed"])
+    except (KeyError, ValueError):
+        return None
+    if not 1 <= size <= selectors.SAMPLE_MAX or not 0 <= seed < 10**9:
+        return None
+    return {"size": size, "seed": seed}
 
 
 @require_POST

@@ -2,9 +2,27 @@
 
 from django.views.decorators.http import require_GET
 
-from poimen import selectors
+from poimen import charts, selectors, services
 from poimen.artifact_index import stale_artifacts
 from poimen.views.common import render_page
+
+
+def _news(request) -> dict:
+    """What the overview opens on: what changed since the user last looked (a full page load
+    counts as looking; the counts' refresh does not), what waits, the checks, the chart."""
+    since = services.overview_seen(user=request.user)
+    over_time = selectors.exclusions_over_time()
+    return {
+        "changes": selectors.changes_since(since, request.user),
+        "waiting": selectors.waiting_for(request.user),
+        "checks": selectors.last_checks(),
+        "over_time": over_time,
+        "over_time_rows": [
+            {"day": day, "counts": [s.counts[n] for s in over_time.series]}
+            for n, day in enumerate(over_time.days)
+        ],
+        "time_chart": charts.exclusions_chart(over_time),
+    }
 
 
 @require_GET
@@ -22,4 +40,6 @@ def overview(request):
         "floor": selectors.report_floor(),
         "stale": stale_artifacts(),
     }
+    if not (request.htmx and request.htmx.target == "counts"):  # not the minute's refresh
+        context.update(_news(request))
     return render_page(request, "overview.html", context, fragments=("content", "counts"))

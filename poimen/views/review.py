@@ -8,7 +8,7 @@ from django.http import Http404, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from poimen import selectors
+from poimen import selectors, services
 from poimen.models import Record
 from poimen.views import team
 from poimen.views.common import (
@@ -56,6 +56,26 @@ def _undone_shown(request, listed, here: str):
     return (record, here) if record is not None else None
 
 
+# How many records, taken by colleagues between the read and the hold, review mode passes
+# over before it says "try again" (each one is a race lost within milliseconds).
+HOLD_TRIES = 20
+
+
+def _next_held(request, listed, *, sort: str, cursor: str, held: bool):
+    """The next unreviewed record of `listed` after `cursor` and its cursor, held for the
+    reviewer (services.record_hold) when `held` (plain review mode: the reviewer's claimed
+    batch is theirs already); None when none is left."""
+    for _ in range(HOLD_TRIES):
+        # Read whole (selectors.for_detail): the record view shows it without reading it again.
+        found = selectors.next_unreviewed(selectors.for_detail(listed), sort=sort, cursor=cursor)
+        if found is None or not held:
+            return found
+        record, cursor = found
+        if services.record_hold(record_id=record.pk, actor=request.user):
+            return found
+    return None
+
+
 def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, page_url: str = ""):
     """The next unreviewed record of the list in the query string; or `shown`, a record and
     the URL that goes on past it; with `refusal` and the `page_url` it stands for, rendered
@@ -66,12 +86,12 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
     filters = list_form(request, list_name).filters()
     # Records another reviewer holds are not served (team.review_pool); claimed=mine keeps
     # to the reviewer's own batch.
-    listed, claimed = team.review_pool(request, LISTS[list_name](filters=filters))
+    listed, counted, claimed = team.review_pool(request, LISTS[list_name](filters=filters))
     after = request.GET.get("after", "")
     query = "&".join(filter(None, [f"list={list_name}", list_query(request), claimed]))
     here = f"{reverse('review')}?{query}"
     context = {
-        "progress": selectors.review_progress(listed),
+        "progress": selectors.review_progress(counted),
         "list_name": list_name,
         "list_query": list_query(request),
         "review_url": here,
@@ -81,10 +101,7 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
     if shown is None:
         shown = _undone_shown(request, listed, here)
     if shown is None:
-        # Read whole (selectors.for_detail): the record view shows it without reading it again.
-        found = selectors.next_unreviewed(
-            selectors.for_detail(listed), sort=filters.sort, cursor=after
-        )
+        found = _next_held(request, listed, sort=filters.sort, cursor=after, held=not claimed)
         if found is None:
             if refusal:  # nothing left on that page now: the refusal alone
                 return htmx_refusal(request, refusal, status=status)
@@ -96,6 +113,8 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
     else:
         record, following = shown
         record = selectors.record_detail(record.pk)  # as it now stands, read whole
+        if not claimed:
+            services.record_hold(record_id=record.pk, actor=request.user)
     context.update(record_context(request, record, list_name, neighbours=False))
     context.update(review_mode=True, review_next=following)
     if refusal:

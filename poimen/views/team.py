@@ -38,10 +38,12 @@ def list_claims_context(request, rows: list) -> dict:
 
 def review_pool(request, listed):
     """Review mode's records: none another reviewer holds; only the reviewer's own batch
-    when the URL says claimed=mine. Returns (queryset, the parameter to keep in its links)."""
+    when the URL says claimed=mine. Returns (queryset, the one its progress counts, the
+    parameter to keep in its links)."""
     mine_only = request.GET.get(CLAIMED) == "mine"
     pool = selectors.review_pool(listed, request.user, mine_only=mine_only)
-    return pool, f"{CLAIMED}=mine" if mine_only else ""
+    counted = selectors.review_pool(listed, request.user, mine_only=mine_only, counting=True)
+    return pool, counted, f"{CLAIMED}=mine" if mine_only else ""
 
 
 @require_POST

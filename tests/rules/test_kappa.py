@@ -49,3 +49,17 @@ def test_one_rater_without_variance_is_defined():
 
 def test_no_pairs_is_undefined():
     assert cohen_kappa([]) is None
+
+
+def test_the_interval_is_kappa_plus_or_minus_its_standard_error():
+    from poimen.kappa import kappa_interval
+
+    # 10 items: p_o 0.7, p_e 0.5, kappa 0.4; SE = sqrt(0.7 * 0.3 / (10 * 0.25)) = 0.2898.
+    pairs = [("y", "y")] * 4 + [("n", "n")] * 3 + [("y", "n")] * 2 + [("n", "y")] * 1
+    low, high = kappa_interval(pairs)
+    assert low == pytest.approx(0.4 - 1.96 * 0.28983, abs=1e-4)
+    assert high == pytest.approx(0.4 + 1.96 * 0.28983, abs=1e-4)
+    # More of the same agreement narrows it.
+    low_many, high_many = kappa_interval(pairs * 10)
+    assert high_many - low_many < (high - low) / 3
+    assert kappa_interval([("y", "y")] * 5) is None  # kappa undefined

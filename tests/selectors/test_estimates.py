@@ -139,3 +139,11 @@ def test_flips_name_the_records(judged_set):
     higher = selectors.threshold_flips("skill", 0.95)
     assert _flip_sets(higher) == ({judged_set["a"].pk}, {judged_set["b"].pk})
     assert higher.against[0].verdict == CONFIRMED and higher.against[0].derived_now
+
+
+def test_a_value_on_fewer_than_ten_verdicts_says_it_is_too_few():
+    from poimen.selectors.estimates import TOO_FEW, Estimate
+
+    assert Estimate(value=0.5, low=0.1, high=0.9, reviews=TOO_FEW - 1).too_few
+    assert not Estimate(value=0.5, low=0.4, high=0.6, reviews=TOO_FEW).too_few
+    assert not Estimate(value=None, low=None, high=None, reviews=0).too_few  # "—" says it

@@ -73,3 +73,35 @@ def test_only_a_bulk_event_is_undone_as_a_bulk(copies, admin_user):
     event = Event.objects.log(Event.Type.THRESHOLD_CHANGED, data={})
     with pytest.raises(InputError, match="not a bulk verdict"):
         reviews_bulk_undo(event=event, actor=admin_user)
+
+
+def test_a_bulk_names_each_colleague_verdict_it_overrides(copies, admin_user, make_reviewer):
+    sam = make_reviewer("sam")
+    first, second, third, _ = copies
+    review_record(record=first, verdict="confirmed", actor=sam)
+    review_record(record=second, verdict="confirmed", actor=sam)
+    review_record(record=third, verdict="confirmed", actor=admin_user)  # one's own: no override
+    bulk = reviews_bulk(
+        records=Record.objects.all(),
+        verdict="false_positive",
+        actor=admin_user,
+        overrides_expected=2,
+    )
+    assert bulk.data["overrides"] == "2 colleague verdicts: sam's confirmed (2)"
+    assert set(bulk.data["overridden"]) == {str(first.pk), str(second.pk)}
+    assert bulk.data["overridden"][str(first.pk)]["reviewer"] == "sam"
+    assert "overriding: 2 colleague verdicts" in bulk.describe()
+
+
+def test_a_bulk_whose_colleague_verdicts_moved_judges_nothing(copies, admin_user, make_reviewer):
+    sam = make_reviewer("sam")
+    review_record(record=copies[0], verdict="confirmed", actor=sam)
+    with pytest.raises(InputError, match="1 of these records now carry"):
+        reviews_bulk(
+            records=Record.objects.all(),
+            verdict="false_positive",
+            actor=admin_user,
+            overrides_expected=0,
+        )
+    assert not Review.objects.filter(reviewer=admin_user).exists()
+    assert not Event.objects.filter(type="review_bulk").exists()

@@ -32,8 +32,9 @@ def test_row_links_are_the_reversed_urls(make_artifact, make_record):
 
 def test_reason_keys_follow_the_reasons_order():
     keys = reason_keys()
-    assert [key for _, _, key in keys] == [str(n) for n in range(1, len(keys) + 1)]
+    assert [key for _, _, key, _ in keys] == [str(n) for n in range(1, len(keys) + 1)]
     assert keys[-1][0] == "other"
+    assert all(definition for *_, definition in keys)  # each reason says what it means
 
 
 def test_artifact_name_completions_are_every_name_escaped(logged_in, make_artifact):

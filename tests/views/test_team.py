@@ -283,3 +283,22 @@ def test_team_pages_run_a_bounded_number_of_queries(
     logged_in.get(reverse(name))  # sessions, caches and content types warm
     with django_assert_max_num_queries(bound):
         logged_in.get(reverse(name))
+
+
+def test_kappa_comes_with_its_interval_and_says_when_the_records_are_too_few(
+    logged_in, settings, borderline, sam, reviewer
+):
+    settings.POIMEN_SECOND_REVIEW_SHARE = 1.0
+    first, second = borderline(2)
+    for record in (first, second):
+        review_record(record=record, verdict="confirmed", actor=sam)
+    second_review_give(
+        second=SecondReview.objects.get(record=first), verdict="confirmed", actor=reviewer
+    )
+    second_review_give(
+        second=SecondReview.objects.get(record=second), verdict="false_positive", actor=reviewer
+    )
+    html = logged_in.get(reverse("disagreements")).content.decode()
+    assert "Kappa (95%)" in html
+    assert "(-1.00–1.00)" in html  # two records: it could be anything
+    assert "on 2 records: too few to lean on" in html

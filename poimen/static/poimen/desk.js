@@ -140,6 +140,82 @@
     action();
   }
 
+  // A verdict in flight on a page without rows (review mode, the record view), or review
+  // mode's next record on its way: until it is shown, a key would act on a record the
+  // reviewer has not seen, so keys are ignored, and the page says so (visible, and read out:
+  // templates/partials/busy_state.html). List rows are not held: a row's key acts on the row
+  // selected, which is on screen.
+  var busy = false;
+
+  function say(which) {
+    var slot = document.getElementById("busy");
+    var words = document.getElementById("busy-words");
+    var chosen = which && words && words.content.querySelector("[data-busy='" + which + "']");
+    if (slot) {
+      slot.replaceChildren.apply(slot, chosen ? [chosen.cloneNode(true)] : []);
+    }
+  }
+
+  function setBusy(on) {
+    busy = on;
+    var main = document.getElementById("main");
+    if (main) {
+      if (on) {
+        main.setAttribute("aria-busy", "true");
+      } else {
+        main.removeAttribute("aria-busy");
+      }
+    }
+    say(on ? "sending" : null);
+  }
+
+  function requestVerb(event) {
+    var config = event.detail && event.detail.requestConfig;
+    return ((config && config.verb) || "get").toLowerCase();
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var target = event.detail && event.detail.target;
+    if ((requestVerb(event) !== "get" && !rows().length) || (target && target.id === "main")) {
+      setBusy(true);
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (!busy) {
+      return;
+    }
+    var xhr = event.detail && event.detail.xhr;
+    if (event.detail && event.detail.successful && xhr && xhr.getResponseHeader("HX-Location")) {
+      return; // the verdict is in; the next record is on its way (its afterSettle ends this)
+    }
+    // Anything swapped has settled by the next turn of the loop; a failure is told by
+    // showFailure.
+    window.setTimeout(function () {
+      if (!document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling")) {
+        setBusy(false);
+      }
+    }, 50);
+  });
+
+  // The next record is on screen once it is swapped in (a key then waits for it to settle,
+  // whenSettled); a refusal or a question swapped elsewhere ends the wait when it settles.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (busy && target && target.id === "main") {
+      setBusy(false);
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    if (busy && !document.querySelector(".htmx-request")) {
+      setBusy(false);
+    }
+  });
+
+  // The keys that act on the record shown.
+  var RECORD_KEYS = ["c", "f", "n", "1", "2", "3", "4", "e", "u", "j", "k", "o", "Enter"];
+
   function toggleHelp() {
     var help = document.getElementById("keys-help");
     if (!help) {
@@ -177,6 +253,11 @@
     }
     var help = document.getElementById("keys-help");
     if (help && help.open && event.key !== "?") {
+      return;
+    }
+    if (busy && RECORD_KEYS.indexOf(event.key) !== -1) {
+      event.preventDefault();
+      say("ignored");
       return;
     }
     switch (event.key) {
