@@ -18,7 +18,7 @@ from poimen.services.artifact_folders import (  # noqa: F401 (artifact_name_from
     folder_artifacts,
     project_artifacts,
 )
-from poimen.services.common import InputError, check_kind, check_name
+from poimen.services.common import InputError, check_artifact_text, check_kind, check_name
 
 
 def _manifest_path(manifest: Path | None) -> Path:
@@ -144,6 +144,7 @@ def artifact_record_register(
     (re-shingled from its text when made under other parameters, refused without one)."""
     check_kind(artifact_record.kind)
     check_name(artifact_record.name)
+    check_artifact_text(artifact_record)
     artifact, created = _artifact_store(_usable(artifact_record), actor=actor)
     # The manifest line is the stored row's (its emitted_at), even when the row was there before.
     appended = manifest_append(_manifest_path(manifest), [artifact_to_record(artifact)])
@@ -171,6 +172,7 @@ def _artifacts_in_manifest(path: Path, kind: str | None, result: ImportResult):
         try:
             check_kind(item.kind)
             check_name(item.name)
+            check_artifact_text(item)
             yield _usable(item)
         except InputError as error:
             result.problems.append(f"{path}:{lineno}: {error}")
