@@ -1,10 +1,29 @@
-"""The append-only audit log, and the one way an event is made."""
+"""The append-only audit log, its hash chain's head, and the one way events are written."""
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
+from django.utils import timezone
 
+from poimen.audit_chain import GENESIS, chain
+from poimen.copy_insert import insert_all
 from poimen.models.artifacts import Artifact
 from poimen.models.records import IngestRun, Record
+
+
+class AuditHead(models.Model):
+    """The chain's head: one row (pk 1), the last event's id and hash and how many there are.
+    Every writer locks it first (an UPDATE: a row lock on PostgreSQL, the write lock on
+    SQLite), so that concurrent writers extend one chain, in id order."""
+
+    events = models.BigIntegerField(default=0)
+    last_id = models.BigIntegerField(null=True)
+    hash = models.CharField(max_length=64, default=GENESIS)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(pk=1), name="audit_head_one")]
+
+    def __str__(self) -> str:
+        return f"audit head: {self.events} events, last {self.last_id}, {self.hash[:12]}…"
 
 
 class EventManager(models.Manager):
@@ -15,11 +34,43 @@ class EventManager(models.Manager):
 
         `about`: who and what it concerns — actor, run, record, artifact (or their *_id).
         With `save` False the event is returned unsaved, for a caller that writes a batch of
-        them in one statement with the rows they describe."""
-        event = self.model(type=type, kind=kind, data=data or {}, **about)
+        them with `log_many`, in the transaction of the rows they describe."""
+        event = self.model(
+            type=type, kind=kind, data=data or {}, created_at=timezone.now(), **about
+        )
         if save:
-            event.save(force_insert=True)
+            self.log_many([event])
         return event
+
+    def log_many(self, events: list["Event"]) -> None:
+        """Write events made by `log(save=False)`, chained after the head (held locked until
+        the caller's transaction ends), in one statement; their pks are set."""
+        if not events:
+            return
+        with transaction.atomic(using=self.db):
+            heads = AuditHead.objects.using(self.db)
+            # The lock, on both databases (an UPDATE takes SQLite's write lock before the read).
+            if not heads.filter(pk=1).update(events=models.F("events")):
+                self._head_restore()
+            head = heads.get(pk=1)
+            head.hash = chain(head.hash, events)
+            insert_all(events)
+            head.events += len(events)
+            head.last_id = events[-1].pk
+            head.save(update_fields=["events", "last_id", "hash"])
+
+    def _head_restore(self) -> None:
+        """The head row again, from the last event, where a flush of every table (a test's,
+        an operator's restore) took it: the chain goes on from what is there."""
+        last = self.using(self.db).order_by("-pk").first()
+        AuditHead.objects.using(self.db).get_or_create(
+            pk=1,
+            defaults={
+                "events": self.using(self.db).count(),
+                "last_id": last.pk if last else None,
+                "hash": last.hash if last else GENESIS,
+            },
+        )
 
 
 def _described(value) -> str:
@@ -59,6 +110,8 @@ class Event(models.Model):
         LOGIN_LOCKED_OUT = "login_locked_out"
         LOGIN_UNLOCKED = "login_unlocked"
         RECORDS_STORED = "records_stored"
+        # verify_audit's result: data {"ok": bool, "events": int, "broken": "event 12 …"}
+        AUDIT_VERIFIED = "audit_verified", "Audit log verified"
         API_TOKEN_CREATED = "api_token_created"
         API_TOKEN_REVOKED = "api_token_revoked"
         # The desk for a team (poimen/services/claims.py, second_review.py).
@@ -88,7 +141,10 @@ class Event(models.Model):
     kind = models.CharField(max_length=50, blank=True)
     # A snapshot of what the event was about, readable without joining anything.
     data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set by `log` (not auto_now_add): the time the hash covers is the time stored.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # SHA-256 over the predecessor's hash and this event's content (poimen/audit_chain.py).
+    hash = models.CharField(max_length=64, default="", editable=False)
 
     objects = EventManager()
 
@@ -139,6 +195,9 @@ class Event(models.Model):
         ("second", "second verdict"),
         ("settled", "settled as"),
         ("until", "until"),
+        ("ok", "chain intact"),
+        ("events", "events"),
+        ("broken", "first break"),
     ]
 
     def __str__(self) -> str:

@@ -167,7 +167,7 @@ def _write_batch(
                     save=False,
                 )
             )
-        insert_all(events, with_pks=False)
+        Event.objects.log_many(events)
     result.new += len(records)
     if artifact_index is not checked_with:
         result.rechecked += len(records)

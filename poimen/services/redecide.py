@@ -134,6 +134,6 @@ def records_redecide(
         )
         changed = [r for r in chunk if decision_before(r) != before[r.pk]]
         Record.objects.bulk_update(changed, ["derived", "status", "cut_spans", "evidence_text"])
-        Event.objects.bulk_create(events)
+        Event.objects.log_many(events)
         decided.extend(r.pk for r in changed)
     return decided
