@@ -1,19 +1,19 @@
 """The append-only audit log, its hash chain's head, and the one way events are written."""
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connections, models, transaction
 from django.utils import timezone
 
-from poimen.audit_chain import GENESIS, chain
+from poimen.audit_chain import GENESIS, chain, content_hash
 from poimen.copy_insert import insert_all
 from poimen.models.artifacts import Artifact
 from poimen.models.records import IngestRun, Record
 
 
 class AuditHead(models.Model):
-    """The chain's head: one row (pk 1), the last event's id and hash and how many there are.
-    Every writer locks it first (an UPDATE: a row lock on PostgreSQL, the write lock on
-    SQLite), so that concurrent writers extend one chain, in id order."""
+    """The chain's head: one row (pk 1), how many events are chained, the last one's id and
+    hash. Whoever extends the chain holds it: on PostgreSQL the seal trigger, for the moment of
+    a commit; on SQLite `log_many`, under the database's one write lock."""
 
     events = models.BigIntegerField(default=0)
     last_id = models.BigIntegerField(null=True)
@@ -38,35 +38,39 @@ class EventManager(models.Manager):
         event = self.model(
             type=type, kind=kind, data=data or {}, created_at=timezone.now(), **about
         )
+        event.content_hash = content_hash(event)
         if save:
             self.log_many([event])
         return event
 
     def log_many(self, events: list["Event"]) -> None:
-        """Write events made by `log(save=False)`, chained after the head (held locked until
-        the caller's transaction ends), in one statement; their pks are set."""
+        """Write events made by `log(save=False)` in one statement; their pks are set. The
+        chain is extended at commit on PostgreSQL (poimen/audit_chain.py, SEAL_SQL), here on
+        SQLite, whose write lock the first statement takes (so the head read is the last)."""
         if not events:
             return
         with transaction.atomic(using=self.db):
+            if connections[self.db].vendor == "postgresql":
+                insert_all(events)
+                return
             heads = AuditHead.objects.using(self.db)
-            # The lock, on both databases (an UPDATE takes SQLite's write lock before the read).
             if not heads.filter(pk=1).update(events=models.F("events")):
                 self._head_restore()
             head = heads.get(pk=1)
-            head.hash = chain(head.hash, events)
+            head.hash = chain(head.hash, events, seq=head.events)
             insert_all(events)
             head.events += len(events)
             head.last_id = events[-1].pk
             head.save(update_fields=["events", "last_id", "hash"])
 
     def _head_restore(self) -> None:
-        """The head row again, from the last event, where a flush of every table (a test's,
-        an operator's restore) took it: the chain goes on from what is there."""
-        last = self.using(self.db).order_by("-pk").first()
+        """The head row again, from the last chained event, where a flush of every table
+        (a test's, an operator's restore) took it: the chain goes on from what is there."""
+        last = self.using(self.db).filter(seq__isnull=False).order_by("-seq").first()
         AuditHead.objects.using(self.db).get_or_create(
             pk=1,
             defaults={
-                "events": self.using(self.db).count(),
+                "events": last.seq if last else 0,
                 "last_id": last.pk if last else None,
                 "hash": last.hash if last else GENESIS,
             },
@@ -143,7 +147,11 @@ class Event(models.Model):
     data = models.JSONField(default=dict, blank=True)
     # Set by `log` (not auto_now_add): the time the hash covers is the time stored.
     created_at = models.DateTimeField(default=timezone.now, editable=False)
-    # SHA-256 over the predecessor's hash and this event's content (poimen/audit_chain.py).
+    # The hash chain (poimen/audit_chain.py): what the event says, hashed when it is made;
+    # its place in the chain and the hash over its predecessor's and its content's, set as
+    # its transaction commits (PostgreSQL) or as it is written (SQLite).
+    content_hash = models.CharField(max_length=64, default="", editable=False)
+    seq = models.BigIntegerField(null=True, unique=True, editable=False)
     hash = models.CharField(max_length=64, default="", editable=False)
 
     objects = EventManager()

@@ -28,15 +28,19 @@ class AuditVerification:
 
 
 def _events_in_order() -> Iterator[Event]:
-    """Every event in id order, a page at a time, with only what the hash covers."""
+    """Every event in chain order, a page at a time, with only what the hash covers; then
+    any event never chained (written around the one writer), which breaks the chain."""
     after = 0
-    columns = [name.removesuffix("_id") for name in CONTENT_FIELDS] + ["data", "hash"]
+    columns = [name.removesuffix("_id") for name in CONTENT_FIELDS]
+    columns += ["data", "content_hash", "seq", "hash"]
+    chained = Event.objects.filter(seq__isnull=False).order_by("seq").only(*columns)
     while True:
-        page = list(Event.objects.filter(pk__gt=after).order_by("pk").only(*columns)[:PAGE])
+        page = list(chained.filter(seq__gt=after)[:PAGE])
         if not page:
-            return
+            break
         yield from page
-        after = page[-1].pk
+        after = page[-1].seq
+    yield from Event.objects.filter(seq__isnull=True).order_by("pk").only(*columns)[:1]
 
 
 def checkpoint_read(path: Path) -> dict:
