@@ -9,6 +9,7 @@ class PoimenConfig(AppConfig):
     def ready(self):
         from axes.signals import user_locked_out
 
+        from poimen import checks  # noqa: F401 (registers check --deploy's own warnings)
         from poimen.lockout import record_lockout
 
         user_locked_out.connect(record_lockout, dispatch_uid="poimen_record_lockout")
