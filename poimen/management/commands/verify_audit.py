@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.services.artifacts import manifest_differences
 from poimen.services.audit import audit_verify, checkpoint_read
 from poimen.services.common import InputError
 
@@ -27,3 +28,11 @@ class Command(BaseCommand):
             raise CommandError(f"the audit log does not prove itself: {result.problems[0]}")
         against = " and the checkpoint" if kept else ""
         self.stdout.write(f"{result.events} events, the chain{against} intact")
+        differences = manifest_differences()
+        for line in differences.described():
+            self.stdout.write(line)
+        if differences:
+            raise CommandError(
+                f"the manifest and the database differ ({len(differences.described())}); "
+                "`poimen sync_manifest` mends them"
+            )
