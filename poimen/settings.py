@@ -254,6 +254,9 @@ POIMEN_SERVER_TIMEOUT = env_number("POIMEN_SERVER_TIMEOUT", 300)
 # `serve`: gunicorn worker processes (its own advice: two a core, and one).
 POIMEN_SERVER_WORKERS = env_number("POIMEN_SERVER_WORKERS", 2 * (os.cpu_count() or 1) + 1)
 
+# `serve`: threads of each worker (gthread): a slow client holds one thread, not a worker.
+POIMEN_SERVER_THREADS = env_number("POIMEN_SERVER_THREADS", 8)
+
 # The queue (poimen.celery): with CELERY_BROKER_URL set (Redis, redis://host:6379/0), `ingest
 # --queue` and `refilter --queue` send their batches to `celery -A poimen worker` processes on any
 # machine that reaches the broker and the database. Unset: the local workers above, as ever.

@@ -45,7 +45,10 @@ class Command(BaseCommand):
         connections.close_all()  # gunicorn forks: no connection may be shared with its workers
 
         bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        self.stdout.write(f"serving http://{bind}/ with {workers} gunicorn worker(s)")
+        self.stdout.write(
+            f"serving http://{bind}/ with {workers} gunicorn worker(s) of "
+            f"{settings.POIMEN_SERVER_THREADS} threads"
+        )
         self.stdout.flush()
         os.execv(
             sys.executable,
@@ -56,6 +59,10 @@ class Command(BaseCommand):
                 "poimen.wsgi:application",
                 f"--bind={bind}",
                 f"--workers={workers}",
+                # Threads, so that a few slow clients (a body trickling in) hold a thread each,
+                # not a whole worker: with sync workers two slow connections starve --workers 2.
+                "--worker-class=gthread",
+                f"--threads={settings.POIMEN_SERVER_THREADS}",
                 f"--timeout={settings.POIMEN_SERVER_TIMEOUT}",
                 # The poimen this command runs, not whatever the working directory holds.
                 f"--pythonpath={Path(__file__).resolve().parents[3]}",
