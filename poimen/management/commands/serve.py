@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
+from django.http.request import validate_host
 
 from poimen.readiness import database_problem
 
@@ -46,7 +47,7 @@ class Command(BaseCommand):
 
         bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self.stdout.write(
-            f"serving http://{bind}/ with {workers} gunicorn worker(s) of "
+            f"serving {_url(host, port)} with {workers} gunicorn worker(s) of "
             f"{settings.POIMEN_SERVER_THREADS} threads"
         )
         self.stdout.flush()
@@ -73,3 +74,20 @@ class Command(BaseCommand):
                 "--no-control-socket",
             ],
         )
+
+
+def _url(host: str, port: int) -> str:
+    """A URL the desk answers at: the bound address when ALLOWED_HOSTS takes it, else what to
+    open instead (Django answers 400 to a host it does not allow)."""
+    allowed = settings.ALLOWED_HOSTS
+    shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    if validate_host(shown.strip("[]"), allowed) or validate_host(shown, allowed):
+        return f"http://{shown}:{port}/"
+    named = next((h for h in allowed if not h.startswith(".") and h != "*"), None)
+    where = f"http://{named}/ (through the proxy)" if named else "a host it allows"
+    return (
+        f"on {shown}:{port}, which ALLOWED_HOSTS ({', '.join(allowed)}) does not take: "
+        f"open {where}, or add {shown} to ALLOWED_HOSTS;"
+    )
