@@ -106,3 +106,20 @@ def command_failure(command: str, error: DatabaseError) -> str | None:
             f"`{command_prefix()} migrate` again"
         )
     return f"{command} failed: {_first_line(error)}\n{database_problem()}"
+
+
+_identities: dict[str, str] = {}
+
+
+def database_identity() -> str:
+    """Which database this process writes to, the same from any machine that reaches it by
+    whatever host name: its name and when its first migration was applied (a queued command
+    and its workers must agree on it)."""
+    name = str(connection.settings_dict["NAME"])
+    if name not in _identities:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT min(applied) FROM django_migrations")
+            (applied,) = cursor.fetchone()
+        first = applied.isoformat() if hasattr(applied, "isoformat") else str(applied)
+        _identities[name] = f"{connection.vendor} {name} (created {first})"
+    return _identities[name]
