@@ -9,6 +9,7 @@ from django.db import connections
 from django.http.request import validate_host
 
 from poimen.readiness import database_problem
+from poimen.services.artifacts import manifest_differences
 
 
 class Command(BaseCommand):
@@ -42,6 +43,11 @@ class Command(BaseCommand):
         problem = database_problem()
         if problem:
             raise CommandError(problem, returncode=2)
+        differences = manifest_differences()
+        for line in differences.described():
+            self.stderr.write(f"warning: {line}")
+        if differences:
+            self.stderr.write("warning: the manifest and the database differ: run sync_manifest")
         call_command("collectstatic", interactive=False, verbosity=0)
         connections.close_all()  # gunicorn forks: no connection may be shared with its workers
 
