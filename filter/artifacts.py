@@ -145,7 +145,11 @@ class ArtifactRecord:
         if text is not None:
             if not isinstance(text, str):
                 fail('"text" must be a string')
-            if sha256_hex(text) != data["sha256"]:
+            try:
+                text_sha256 = sha256_hex(text)
+            except UnicodeEncodeError as error:
+                fail(f'"text" holds a lone surrogate at {error.start}: not valid Unicode')
+            if text_sha256 != data["sha256"]:
                 fail('"sha256" is not the sha256 of "text"')
 
         return cls(
@@ -170,10 +174,14 @@ class ArtifactRecord:
 
 
 def as_utc(moment: datetime) -> datetime:
-    """An aware UTC time; a naive one is taken to be UTC already."""
+    """An aware UTC time; a naive one is taken to be UTC already. A time whose UTC falls
+    outside years 1 to 9999 (9999-12-31T23:00-05:00) is a ValueError that says so."""
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{moment.isoformat()} is out of range in UTC (years 1 to 9999)") from None
 
 
 def _parse_time(value, fail) -> datetime:
@@ -182,6 +190,10 @@ def _parse_time(value, fail) -> datetime:
     if not isinstance(value, str):
         fail('"emitted_at" must be an ISO 8601 string')
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         fail(f'"emitted_at" is not an ISO 8601 time: {value!r}')
+    try:
+        return as_utc(moment)
+    except ValueError as error:
+        fail(f'"emitted_at": {error}')

@@ -7,6 +7,7 @@ from django.contrib import admin
 from poimen.models import (
     ApiToken,
     Artifact,
+    AuditHead,
     Claim,
     Event,
     IngestRun,
@@ -91,6 +92,13 @@ class EventAdmin(ReadOnlyAdmin):
     list_display = ["type", "kind", "record", "artifact", "actor", "created_at"]
     list_select_related = ["record", "artifact", "actor"]
     list_filter = ["type", "kind"]
+
+
+@admin.register(AuditHead)
+class AuditHeadAdmin(ReadOnlyAdmin):
+    """The audit chain's head (verify_audit checks it against the events)."""
+
+    list_display = ["events", "last_id", "hash"]
 
 
 @admin.register(ApiToken)

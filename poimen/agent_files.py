@@ -81,6 +81,12 @@ def definition_folder(path: Path) -> tuple[str, Path] | None:
     return None
 
 
+def is_agent_file(path: Path) -> bool:
+    """Whether `path` is one of the files an agent loads, by its path alone (file_artifact
+    then names it from its text)."""
+    return is_skill_file(path) or is_memory_file(path) or definition_folder(path) is not None
+
+
 def file_artifact(path: Path, text: str, project: Path) -> tuple[str, str] | None:
     """(kind, name) of one file an agent loads, or None when it is not one of them. (A
     skill's supporting files are the skill's; only a walk of its folder names them.)"""

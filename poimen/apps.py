@@ -10,6 +10,7 @@ class PoimenConfig(AppConfig):
         from axes.signals import user_locked_out
         from django.contrib.auth.signals import user_logged_in
 
+        from poimen import checks  # noqa: F401 (registers check --deploy's own warnings)
         from poimen.index_version import connect_signals
         from poimen.lockout import record_lockout
         from poimen.views.accounts import note_one_time_password

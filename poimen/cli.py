@@ -36,8 +36,16 @@ def main(argv: list[str] | None = None) -> None:
         mcp_main(argv[2:])
         return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
     from django.db import DatabaseError
+
+    try:
+        _ = settings.INSTALLED_APPS  # read now: a setting the environment gets wrong, a line each
+    except ImproperlyConfigured as error:
+        sys.stderr.write("".join(f"poimen: setting: {line}\n" for line in str(error).splitlines()))
+        sys.exit(2)
 
     try:
         execute_from_command_line(argv)

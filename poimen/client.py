@@ -9,15 +9,21 @@
 With on_error="allow" (the default: fail open), a guard that is down, slow or refusing never
 stops the memory system: the records come back marked "unchecked" and the failure is logged.
 With on_error="raise" (fail closed), a PoimenError is raised instead, and a write wrapped in
-the check does not happen. A token in shadow mode has every record decided and recorded, and
-kept (`keep`, `text_to_keep`), its `status` saying what would have happened.
+the check does not happen. Every failure counts: no answer, an error status, an answer that is
+not what the API answers (not JSON, fields missing), a server that does not speak HTTP, one
+that trickles its answer. `timeout` is the whole call's deadline (its requests together),
+however the server drips its bytes. A token in shadow mode has every record decided and
+recorded, and kept (`keep`, `text_to_keep`), its `status` saying what would have happened.
 """
 
+import http.client
 import json
 import logging
+import threading
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 log = logging.getLogger("poimen.client")
@@ -113,8 +119,9 @@ class Client:
         "identity"?}) answered in order; sent in as many requests as the server's limits
         need."""
         records = list(records)
+        deadline = time.monotonic() + self.timeout
         try:
-            batches, unreached = list(self._batches(records)), None
+            batches, unreached = list(self._batches(records, deadline)), None
         except PoimenError as error:  # its limits could not be asked: it is not there
             batches, unreached = [records], error  # one wait for the timeout, not two
         results: list[CheckResult] = []
@@ -122,65 +129,52 @@ class Client:
             try:
                 if unreached is not None:
                     raise unreached
-                answer = self._request("POST", "/api/v1/check", {"records": batch, "store": store})
+                body = {"records": batch, "store": store}
+                answer = self._request("POST", "/api/v1/check", body, deadline=deadline)
+                results.extend(_parsed("POST /api/v1/check", _check_results, batch, answer))
             except PoimenError as error:
                 if self.on_error == "raise":
                     raise
                 log.warning("poimen unchecked %d records: %s", len(batch), error)
                 results.extend(
-                    CheckResult(id=r.get("id"), status=UNCHECKED, text=_text(r)) for r in batch
+                    CheckResult(id=_id(r), status=UNCHECKED, text=_text(r)) for r in batch
                 )
-                continue
-            results.extend(
-                _check_result(sent, got, shadow=bool(answer.get("shadow")))
-                for sent, got in zip(batch, answer["results"], strict=True)
-            )
         return results
 
     def register(self, kind: str, name: str, text: str) -> Artifact | None:
         """Register an emitted artifact; None when the guard could not be reached (allow)."""
+        deadline = time.monotonic() + self.timeout
         try:
-            answer = self._request(
-                "POST", "/api/v1/artifacts", {"kind": kind, "name": name, "text": text}
-            )
+            body = {"kind": kind, "name": name, "text": text}
+            answer = self._request("POST", "/api/v1/artifacts", body, deadline=deadline)
+            return _parsed("POST /api/v1/artifacts", _artifact, answer)
         except PoimenError as error:
             if self.on_error == "raise":
                 raise
             log.warning("poimen did not register %s/%s: %s", kind, name, error)
             return None
-        return Artifact(
-            id=answer["id"],
-            kind=answer["kind"],
-            name=answer["name"],
-            sha256=answer["sha256"],
-            n_tokens=answer["n_tokens"],
-            created=answer.pop("_status") == 201,
-        )
 
     def health(self) -> Health:
         """The server's health; never raises (a server that cannot be reached is not up)."""
+        deadline = time.monotonic() + self.timeout
         try:
-            answer = self._request("GET", "/api/v1/health", accept=(200, 503))
+            answer = self._request("GET", "/api/v1/health", accept=(200, 503), deadline=deadline)
+            health = _parsed("GET /api/v1/health", _health, answer)
         except PoimenError as error:
             return Health(False, f"not reached: {error}", None, None, dict(FALLBACK_LIMITS))
-        self._limits = answer["limits"]
-        return Health(
-            up=answer["status"] == "ok",
-            database=answer["database"],
-            index_version=answer["index_version"],
-            artifacts=answer["artifacts"],
-            limits=answer["limits"],
-        )
+        self._limits = health.limits
+        return health
 
     # --- the wire --------------------------------------------------------------------------
 
-    def _batches(self, records: list[dict]) -> Iterable[list[dict]]:
+    def _batches(self, records: list[dict], deadline: float) -> Iterable[list[dict]]:
         """`records` in requests the server takes; PoimenError when its limits cannot be
         asked (GET /api/v1/health), as then no request would be answered either."""
         if not records:
             return
         if self._limits is None:
-            self._limits = self._request("GET", "/api/v1/health", accept=(200, 503))["limits"]
+            answer = self._request("GET", "/api/v1/health", accept=(200, 503), deadline=deadline)
+            self._limits = _parsed("GET /api/v1/health", _health, answer).limits
         limits = self._limits
         budget = limits["bytes"] - 1024  # the envelope around the records
         batch, size = [], 0
@@ -194,7 +188,32 @@ class Client:
         if batch:
             yield batch
 
-    def _request(self, method: str, path: str, body=None, accept=(200, 201)) -> dict:
+    def _request(self, method: str, path: str, body=None, accept=(200, 201), *, deadline) -> dict:
+        """The JSON object answered, by `deadline` (time.monotonic): the request runs in a
+        thread of its own, given up when the deadline passes (a server dripping a byte a
+        second never trips a socket's timeout)."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise PoimenError(f"{method} {path}: not sent, the {self.timeout}s deadline passed")
+        outcome: list = []
+
+        def send():
+            try:
+                outcome.append(self._exchange(method, path, body, accept, left))
+            except BaseException as error:  # handed to the caller's thread
+                outcome.append(error)
+
+        # A daemon thread: one given up on never keeps the process from exiting.
+        worker = threading.Thread(target=send, name="poimen-client", daemon=True)
+        worker.start()
+        worker.join(left)
+        if not outcome:
+            raise PoimenError(f"{method} {path}: timed out, no answer within {self.timeout}s")
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    def _exchange(self, method: str, path: str, body, accept, timeout: float) -> dict:
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         request = urllib.request.Request(
             self.base_url + path,
@@ -207,25 +226,76 @@ class Client:
             },
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                status, payload = response.status, response.read()
-        except urllib.error.HTTPError as error:
-            status, payload = error.code, error.read()
-        except (OSError, ValueError) as error:  # refused, timed out, a bad URL
-            raise PoimenError(f"{method} {path}: {error}") from None
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
+                    status, payload = response.status, response.read()
+            except urllib.error.HTTPError as error:
+                status, payload = error.code, error.read()
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            # refused, timed out, a bad URL, a server that does not speak HTTP
+            raise PoimenError(f"{method} {path}: {type(error).__name__}: {error}") from None
         try:
             answer = json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise PoimenError(f"{method} {path}: HTTP {status}, not JSON", status) from None
         if status not in accept:
             detail = answer.get("detail") if isinstance(answer, dict) else answer
             raise PoimenError(f"{method} {path}: HTTP {status}: {detail}", status)
+        if not isinstance(answer, dict):
+            raise PoimenError(f"{method} {path}: HTTP {status}, not a JSON object", status)
         answer["_status"] = status
         return answer
 
 
+def _parsed(what: str, parse: Callable, *args):
+    """parse(*args); an answer that is not what the API answers (a field missing, of another
+    type, results not one per record) is a PoimenError like any other failure."""
+    try:
+        return parse(*args)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise PoimenError(
+            f"{what}: an unexpected answer ({type(error).__name__}: {error})"
+        ) from None
+
+
+def _check_results(batch: list[dict], answer: dict) -> list["CheckResult"]:
+    got = answer["results"]
+    if len(got) != len(batch):
+        raise ValueError(f"{len(got)} results for {len(batch)} records")
+    shadow = bool(answer.get("shadow"))
+    return [_check_result(sent, one, shadow=shadow) for sent, one in zip(batch, got, strict=True)]
+
+
+def _artifact(answer: dict) -> Artifact:
+    return Artifact(
+        id=answer["id"],
+        kind=answer["kind"],
+        name=answer["name"],
+        sha256=answer["sha256"],
+        n_tokens=answer["n_tokens"],
+        created=answer["_status"] == 201,
+    )
+
+
+def _health(answer: dict) -> Health:
+    limits = answer["limits"]
+    if not (isinstance(limits["records"], int) and isinstance(limits["bytes"], int)):
+        raise TypeError(f"limits {limits!r} are not numbers")
+    return Health(
+        up=answer["status"] == "ok",
+        database=answer["database"],
+        index_version=answer["index_version"],
+        artifacts=answer["artifacts"],
+        limits=limits,
+    )
+
+
+def _id(record) -> object:
+    return record.get("id") if isinstance(record, dict) else None
+
+
 def _text(record: dict) -> str:
-    text = record.get("text")
+    text = record.get("text") if isinstance(record, dict) else None
     return text if isinstance(text, str) else ""
 
 

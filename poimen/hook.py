@@ -26,12 +26,13 @@ import json
 import logging
 import os
 import signal
+import stat
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from poimen.agent_files import file_artifact
+from poimen.agent_files import file_artifact, is_agent_file
 from poimen.client import UNCHECKED, Client
 from poimen.readers import Candidate, read_file, record_keys
 
@@ -59,38 +60,63 @@ def _setup_log() -> None:
         logging.getLogger(name).setLevel(logging.INFO)
 
 
+# The most of an event read from stdin (a Write's event holds the file it wrote), and of a
+# written file read to register it (a skill or a memory file is a few kilobytes): a hook
+# never reads what cannot be an artifact (/dev/zero, a 2 GB file).
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024
+# The seconds a setting may say: under the least the alarm would fire before anything ran.
+SECONDS_RANGE = (0.1, 3600.0)
+
+
 def main() -> None:
-    """The console script: handle one event, exit 0 whatever happens."""
+    """The console script: handle one event, exit 0 whatever happens, by the deadline."""
     try:
         _setup_log()
     except OSError:
         pass  # no log file: the hook still must not fail the agent
-    timeout = _seconds("POIMEN_HOOK_TIMEOUT", 20)
-
-    def out_of_time(signum, frame):
-        raise _OutOfTime
-
-    signal.signal(signal.SIGALRM, out_of_time)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    timeout = None
     try:
-        event = json.loads(sys.stdin.read() or "{}")
-        handle(event)
+        timeout = _seconds("POIMEN_HOOK_TIMEOUT", 20)
+        signal.signal(signal.SIGALRM, _out_of_time)
+        try:
+            # Armed inside the try: an alarm, however soon, ends up in the handlers below.
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            handle(_event(sys.stdin.buffer))
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except _OutOfTime:
         log.error(
             "gave up after %ss (POIMEN_HOOK_TIMEOUT): what was not answered is sent at the next "
             "event",
             timeout,
         )
-    except Exception:  # the agent must go on, whatever went wrong here
+    except BaseException:  # the agent must go on, whatever went wrong here (MemoryError too)
         log.exception("hook failed")
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
     sys.exit(0)
 
 
+def _out_of_time(signum, frame):
+    raise _OutOfTime
+
+
+def _event(stream) -> dict:
+    """The hook event on stdin, read up to MAX_EVENT_BYTES; {} (and a log line) for one
+    larger, or not a JSON object."""
+    raw = stream.read(MAX_EVENT_BYTES + 1)
+    if len(raw) > MAX_EVENT_BYTES:
+        log.warning("an event of over %d bytes on stdin: not read", MAX_EVENT_BYTES)
+        return {}
+    event = json.loads(raw or b"{}")
+    if not isinstance(event, dict):
+        log.warning("the event on stdin is a JSON %s, not an object", type(event).__name__)
+        return {}
+    return event
+
+
 def _seconds(variable: str, default: float) -> float:
-    """A positive number of seconds from the environment; else `default`, said in the log
-    (0 would turn the alarm off: the hook could then hang the agent)."""
+    """A number of seconds in SECONDS_RANGE from the environment; else `default`, said in the
+    log (0 would turn the alarm off: the hook could then hang the agent)."""
     value = os.environ.get(variable)
     if not value:
         return default
@@ -98,9 +124,15 @@ def _seconds(variable: str, default: float) -> float:
         seconds = float(value)
     except ValueError:
         seconds = 0.0
-    if not 0 < seconds < float("inf"):
+    least, most = SECONDS_RANGE
+    if not least <= seconds <= most:
         log.warning(
-            "%s=%r is not a positive number of seconds: %ss instead", variable, value, default
+            "%s=%r is not a number of seconds from %g to %g: %ss instead",
+            variable,
+            value,
+            least,
+            most,
+            default,
         )
         return default
     return seconds
@@ -266,10 +298,10 @@ def keep_written_file(event: dict, state_dir: Path) -> None:
         return
     project = Path(event.get("cwd") or os.getcwd())
     path = Path(file_path) if Path(file_path).is_absolute() else project / file_path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        log.warning("%s: cannot read it: %s", path, error)
+    if not is_agent_file(path):
+        return  # decided by its path alone, before a byte of it is read
+    text = _artifact_text(path)
+    if text is None:
         return
     named = file_artifact(path, text, project)  # as import_artifacts --project names it
     if named is None:
@@ -323,3 +355,22 @@ def send_spooled(client: Client, state_dir: Path) -> None:
         path.unlink(missing_ok=True)
         state = "registered" if artifact.created else "known already"
         log.info("%s: %s/%s %s (%s)", write.get("path"), kind, name, state, artifact.sha256[:12])
+
+
+def _artifact_text(path: Path) -> str | None:
+    """A written file's text, read only when it is a regular file of at most MAX_FILE_BYTES;
+    None (and a log line) otherwise."""
+    try:
+        # Asked before it is opened: opening a FIFO waits for a writer.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            log.warning("%s: not a regular file (a device, a FIFO), not read", path)
+            return None
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            log.warning("%s: over %d bytes, no artifact: not registered", path, MAX_FILE_BYTES)
+            return None
+        return raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        log.warning("%s: cannot read it: %s", path, error)
+        return None

@@ -2,11 +2,14 @@
 
 The file is append-only: a line is never rewritten, and an artifact's line is appended once
 per (kind, name, sha256) however often it is registered. Appends hold an exclusive lock so two
-processes registering at once cannot both decide a line is missing.
+processes registering at once cannot both decide a line is missing; a torn last line (a crash
+mid-write) is cut off by the next append, and a registration whose line cannot be written is
+rolled back (services/artifacts.py), so the manifest holds every artifact in force.
 """
 
 import fcntl
 import json
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
@@ -55,36 +58,59 @@ def _keys_in(stream) -> set[Key]:
     return keys
 
 
+class ManifestUnwritable(Exception):
+    """The manifest line could not be written (read-only, disk full): what was to be
+    registered with it is not (the caller's transaction is rolled back)."""
+
+
 def manifest_append(path: Path, artifacts: Iterable[ArtifactRecord]) -> int:
-    """Append the artifacts the manifest does not hold yet; return how many were appended."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Append the artifacts the manifest does not hold yet; return how many were appended.
+    A torn last line (a write cut short) is cut off first; a write that fails leaves the file
+    as it was and raises ManifestUnwritable."""
     appended = 0
-    with open(path, "a+b") as stream:
-        fcntl.flock(stream, fcntl.LOCK_EX)
-        try:
-            stream.seek(0)
-            present = _keys_in(stream)
-            stream.seek(0, 2)
-            if stream.tell() and not _ends_with_newline(stream):
-                stream.write(b"\n")  # a line cut short by a crash must not swallow ours
-            for artifact in artifacts:
-                if artifact.key in present:
-                    continue
-                stream.write(artifact.to_json_line().encode("utf-8") + b"\n")
-                present.add(artifact.key)
-                appended += 1
-            stream.flush()
-        finally:
-            fcntl.flock(stream, fcntl.LOCK_UN)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b") as stream:
+            fcntl.flock(stream, fcntl.LOCK_EX)
+            try:
+                stream.seek(0)
+                present = _keys_in(stream)
+                end = stream.seek(0, 2)
+                whole = _after_last_newline(stream, end)
+                try:
+                    if whole != end:
+                        stream.truncate(whole)  # a line cut short by a crash: repaired
+                    for artifact in artifacts:
+                        if artifact.key in present:
+                            continue
+                        stream.write(artifact.to_json_line().encode("utf-8") + b"\n")
+                        present.add(artifact.key)
+                        appended += 1
+                    stream.flush()
+                    os.fsync(stream.fileno())
+                except OSError:
+                    stream.truncate(whole)  # as it was: no torn line of ours
+                    raise
+            finally:
+                fcntl.flock(stream, fcntl.LOCK_UN)
+    except OSError as error:
+        raise ManifestUnwritable(
+            f"{path}: the manifest cannot be written ({error.strerror or error})"
+        ) from None
     return appended
 
 
-def _ends_with_newline(stream) -> bool:
-    end = stream.tell()
-    stream.seek(end - 1)
-    last = stream.read(1)
-    stream.seek(end)
-    return last == b"\n"
+def _after_last_newline(stream, end: int, chunk: int = 64 * 1024) -> int:
+    """The offset just after the file's last newline (0 when it has none)."""
+    position = end
+    while position > 0:
+        start = max(0, position - chunk)
+        stream.seek(start)
+        found = stream.read(position - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        position = start
+    return 0
 
 
 def manifest_write(stream: TextIO, artifacts: Iterable[ArtifactRecord]) -> int:

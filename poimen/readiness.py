@@ -4,7 +4,7 @@ line when a command fails on the database, so the operator reads what to run, no
 import os
 import sys
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, InterfaceError, connection
 from django.db.migrations.executor import MigrationExecutor
 
 
@@ -46,6 +46,28 @@ def _write_refusal(error: DatabaseError) -> str | None:
     return None
 
 
+# A connection that was lost (killed, the server restarted, the network): PostgreSQL's
+# connection-exception and admin-shutdown SQLSTATEs, and how a dead connection is reported.
+LOST_SQLSTATES = ("08", "57P01", "57P02", "57P03")
+LOST_MESSAGES = ("server closed the connection", "connection already closed", "terminating")
+
+
+def _connection_lost(error: DatabaseError) -> str | None:
+    """The line for a command whose database connection was lost, or None."""
+    sqlstate = getattr(error.__cause__, "sqlstate", None) or ""
+    text = _first_line(error)
+    if not (
+        isinstance(error, InterfaceError)
+        or sqlstate.startswith(LOST_SQLSTATES)
+        or any(m in text.lower() for m in LOST_MESSAGES)
+    ):
+        return None
+    return (
+        f"the database connection was lost ({text}); what was written is kept: run the same "
+        "command again and it goes on from there"
+    )
+
+
 def database_problem() -> str | None:
     """What keeps the database from serving poimen, in a line; None when nothing does."""
     try:
@@ -64,6 +86,9 @@ def command_failure(command: str, error: DatabaseError) -> str | None:
     """What to tell the operator when `command` failed with a database `error`: what failed,
     and what to do. None when the database is reachable and migrated: a real bug, whose
     traceback is wanted."""
+    lost = _connection_lost(error)
+    if lost:
+        return f"{command} failed: {lost}"
     try:
         pending = _pending()
     except DatabaseError:
@@ -81,3 +106,20 @@ def command_failure(command: str, error: DatabaseError) -> str | None:
             f"`{command_prefix()} migrate` again"
         )
     return f"{command} failed: {_first_line(error)}\n{database_problem()}"
+
+
+_identities: dict[str, str] = {}
+
+
+def database_identity() -> str:
+    """Which database this process writes to, the same from any machine that reaches it by
+    whatever host name: its name and when its first migration was applied (a queued command
+    and its workers must agree on it)."""
+    name = str(connection.settings_dict["NAME"])
+    if name not in _identities:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT min(applied) FROM django_migrations")
+            (applied,) = cursor.fetchone()
+        first = applied.isoformat() if hasattr(applied, "isoformat") else str(applied)
+        _identities[name] = f"{connection.vendor} {name} (created {first})"
+    return _identities[name]

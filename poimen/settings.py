@@ -21,11 +21,37 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 POIMEN_HOME = Path(os.environ.get("POIMEN_HOME") or os.getcwd()).resolve()
 
 
+# Each setting the environment gets wrong, in a line of its own; raised together at the end of
+# this module (cli.py prints them without a traceback).
+SETTINGS_PROBLEMS: list[str] = []
+_ON, _OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None:
         return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    if value.strip().lower() not in _ON + _OFF:
+        SETTINGS_PROBLEMS.append(f"{name}={value!r} is neither on (1, true, yes, on) nor off")
+        return default
+    return value.strip().lower() in _ON
+
+
+def env_number(name: str, default, kind=int):
+    """`name` as a whole number (kind int) or a number (float), or `default` when unset."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    try:
+        number = kind(value)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        SETTINGS_PROBLEMS.append(f"{name}={value!r} is not {what}")
+        return default
+    if kind is float and number != number:  # NaN
+        SETTINGS_PROBLEMS.append(f"{name}={value!r} is not a number")
+        return default
+    return number
 
 
 def env_list(name: str, default: str = "") -> list[str]:
@@ -72,6 +98,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every log line written while a request is answered names it (a 500's traceback).
+    "poimen.request_ids.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files before anything else touches the request (sessions, auth): cheap and cached.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -100,6 +128,26 @@ API_MIDDLEWARE = [
     "poimen.middleware.ContentSecurityPolicyMiddleware",
 ]
 
+# Warnings and errors to stderr (journald under systemd), each with the request it happened in:
+# a desk or API 500 leaves its traceback there, DEBUG off or not.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "poimen.request_ids.RequestIdFilter"}},
+    "formatters": {
+        "line": {"format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s: %(message)s"}
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "line",
+        }
+    },
+    # django.request's 500s (with their tracebacks) and poimen's warnings reach the root.
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+}
+
 ROOT_URLCONF = "poimen.urls"
 WSGI_APPLICATION = "poimen.wsgi.application"
 
@@ -120,14 +168,25 @@ TEMPLATES = [
     },
 ]
 
+try:
+    _DATABASE = parse_database_url(
+        os.environ.get("DATABASE_URL", ""), default_sqlite=POIMEN_HOME / "db.sqlite3"
+    )
+except ValueError as error:
+    SETTINGS_PROBLEMS.append(str(error))
+    _DATABASE = parse_database_url("", default_sqlite=POIMEN_HOME / "db.sqlite3")
+if _DATABASE["ENGINE"].endswith("sqlite3"):
+    # SQLite has one writer at a time: a transaction takes the write lock as it begins (not
+    # at its first write, where a lock held by another cannot be waited for), and waits up to
+    # 30 s for it, so an ingest, a verdict and an API call take turns instead of failing.
+    _DATABASE["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+
 DATABASES = {
     "default": {
-        **parse_database_url(
-            os.environ.get("DATABASE_URL", ""), default_sqlite=POIMEN_HOME / "db.sqlite3"
-        ),
+        **_DATABASE,
         # A server process keeps its connection from request to request (checked before reuse)
         # rather than paying for a new PostgreSQL backend, cold caches and all, on each.
-        "CONN_MAX_AGE": int(os.environ.get("POIMEN_DB_CONN_MAX_AGE", "600")),
+        "CONN_MAX_AGE": env_number("POIMEN_DB_CONN_MAX_AGE", 600),
         "CONN_HEALTH_CHECKS": True,
     }
 }
@@ -143,8 +202,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 # Five wrong passwords in a row for one user from one address lock that pair out for 15 minutes
 # (each attempt meanwhile starts the 15 minutes again); `unlock_user` lifts it at once.
-AXES_FAILURE_LIMIT = int(os.environ.get("POIMEN_LOGIN_FAILURE_LIMIT", "5"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("POIMEN_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env_number("POIMEN_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_number("POIMEN_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "poimen.lockout.login_locked_out"
 AXES_CLIENT_IP_CALLABLE = "poimen.lockout.client_address"
@@ -188,48 +247,47 @@ POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST") or _MANIFEST_FOLDER / "
 POIMEN_INDEX_DIR = os.environ.get("POIMEN_INDEX_DIR", "")
 # How stale a process's index may be when nothing signalled a change (a write on another
 # machine): the database's index state is read again after this many seconds (0: every check).
-POIMEN_INDEX_RECHECK_SECONDS = float(os.environ.get("POIMEN_INDEX_RECHECK_SECONDS", "0.5"))
+POIMEN_INDEX_RECHECK_SECONDS = env_number("POIMEN_INDEX_RECHECK_SECONDS", 0.5, float)
 
 # The app's defaults for the derived rule, the library's (filter.decision) unless set here.
 # Record–artifact pairs with at least this overlap are stored as matches (near misses included),
 # so a threshold at or above it can be applied from stored matches without re-shingling.
-POIMEN_REPORT_FLOOR = float(os.environ.get("POIMEN_REPORT_FLOOR", DEFAULT_REPORT_FLOOR))
+POIMEN_REPORT_FLOOR = env_number("POIMEN_REPORT_FLOOR", DEFAULT_REPORT_FLOOR, float)
 # A kind without a policy of its own, and a new kind's policy, start from these.
-POIMEN_DEFAULT_THRESHOLD = float(os.environ.get("POIMEN_DEFAULT_THRESHOLD", DEFAULT_THRESHOLD))
-POIMEN_DEFAULT_MIN_SHARED = int(os.environ.get("POIMEN_DEFAULT_MIN_SHARED", DEFAULT_MIN_SHARED))
+POIMEN_DEFAULT_THRESHOLD = env_number("POIMEN_DEFAULT_THRESHOLD", DEFAULT_THRESHOLD, float)
+POIMEN_DEFAULT_MIN_SHARED = env_number("POIMEN_DEFAULT_MIN_SHARED", DEFAULT_MIN_SHARED)
 # What a derived record of a new kind gets: "redact" (its copied passages are cut, the rest stays
 # evidence) or "exclude" (the whole record). Kinds that existed before redaction kept "exclude".
 POIMEN_DEFAULT_ON_DERIVED = os.environ.get("POIMEN_DEFAULT_ON_DERIVED", "redact")
 # A copied passage of this many words is cut from a record of a kind that redacts even when the
 # record as a whole is under the threshold (filter.decide); a kind's own may not go below the
 # floor, from which the matcher reports such passages (as POIMEN_REPORT_FLOOR for thresholds).
-POIMEN_DEFAULT_PASTE_WORDS = int(os.environ.get("POIMEN_DEFAULT_PASTE_WORDS", DEFAULT_PASTE_WORDS))
-POIMEN_PASTE_FLOOR = int(os.environ.get("POIMEN_PASTE_FLOOR", DEFAULT_PASTE_FLOOR))
+POIMEN_DEFAULT_PASTE_WORDS = env_number("POIMEN_DEFAULT_PASTE_WORDS", DEFAULT_PASTE_WORDS)
+POIMEN_PASTE_FLOOR = env_number("POIMEN_PASTE_FLOOR", DEFAULT_PASTE_FLOOR)
 # A record bigger than this is reported and skipped rather than stored.
-POIMEN_MAX_RECORD_BYTES = int(os.environ.get("POIMEN_MAX_RECORD_BYTES", str(1024 * 1024)))
+POIMEN_MAX_RECORD_BYTES = env_number("POIMEN_MAX_RECORD_BYTES", 1024 * 1024)
 # A JSON document (a ChatGPT export) is parsed whole: this bounds the memory that takes.
-POIMEN_MAX_DOCUMENT_BYTES = int(os.environ.get("POIMEN_MAX_DOCUMENT_BYTES", str(256 * 1024 * 1024)))
+POIMEN_MAX_DOCUMENT_BYTES = env_number("POIMEN_MAX_DOCUMENT_BYTES", 256 * 1024 * 1024)
 # What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
-POIMEN_API_MAX_RECORDS = int(os.environ.get("POIMEN_API_MAX_RECORDS", "1000"))
-POIMEN_API_MAX_BYTES = int(os.environ.get("POIMEN_API_MAX_BYTES", str(10 * 1024 * 1024)))
+POIMEN_API_MAX_RECORDS = env_number("POIMEN_API_MAX_RECORDS", 1000)
+POIMEN_API_MAX_BYTES = env_number("POIMEN_API_MAX_BYTES", 10 * 1024 * 1024)
 # Seconds a server process keeps a bearer token it recognised (poimen.services.tokens): a
 # revoke holds at once in its own process and within this in the others; 0 reads every time.
-POIMEN_API_TOKEN_CACHE_SECONDS = float(os.environ.get("POIMEN_API_TOKEN_CACHE_SECONDS", "5"))
+POIMEN_API_TOKEN_CACHE_SECONDS = env_number("POIMEN_API_TOKEN_CACHE_SECONDS", 5, float)
 # The API reads its own bodies up to POIMEN_API_MAX_BYTES (poimen.api.urls); every other
 # request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
-POIMEN_INGEST_BATCH_SIZE = int(os.environ.get("POIMEN_INGEST_BATCH_SIZE", "1000"))
+POIMEN_INGEST_BATCH_SIZE = env_number("POIMEN_INGEST_BATCH_SIZE", 1000)
 # Processes that check records while ingest reads and writes (0: check in the ingest process).
 # One is the default where there is a second core: matching then overlaps the database writes.
-POIMEN_INGEST_WORKERS = int(
-    os.environ.get("POIMEN_INGEST_WORKERS", "1" if (os.cpu_count() or 1) > 1 else "0")
-)
+POIMEN_INGEST_WORKERS = env_number("POIMEN_INGEST_WORKERS", 1 if (os.cpu_count() or 1) > 1 else 0)
 # `serve`: seconds a gunicorn worker may spend on one request before it is killed and replaced
 # (an export of a million records streams for longer than gunicorn's 30 s default).
-POIMEN_SERVER_TIMEOUT = int(os.environ.get("POIMEN_SERVER_TIMEOUT", "300"))
+POIMEN_SERVER_TIMEOUT = env_number("POIMEN_SERVER_TIMEOUT", 300)
 # `serve`: gunicorn worker processes (its own advice: two a core, and one).
-POIMEN_SERVER_WORKERS = int(
-    os.environ.get("POIMEN_SERVER_WORKERS", str(2 * (os.cpu_count() or 1) + 1))
-)
+POIMEN_SERVER_WORKERS = env_number("POIMEN_SERVER_WORKERS", 2 * (os.cpu_count() or 1) + 1)
+
+# `serve`: threads of each worker (gthread): a slow client holds one thread, not a worker.
+POIMEN_SERVER_THREADS = env_number("POIMEN_SERVER_THREADS", 8)
 
 # The queue (poimen.celery): with CELERY_BROKER_URL set (Redis, redis://host:6379/0), `ingest
 # --queue` and `refilter --queue` send their batches to `celery -A poimen worker` processes on any
@@ -253,7 +311,7 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits out a broker resta
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # A batch a dead worker had taken is delivered again after this many seconds (longer than a
 # batch ever takes: a batch redelivered while still running is written once all the same).
-POIMEN_QUEUE_VISIBILITY_TIMEOUT = int(os.environ.get("POIMEN_QUEUE_VISIBILITY_TIMEOUT", "300"))
+POIMEN_QUEUE_VISIBILITY_TIMEOUT = env_number("POIMEN_QUEUE_VISIBILITY_TIMEOUT", 300)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": POIMEN_QUEUE_VISIBILITY_TIMEOUT,
     # Workers look for such batches this often (kombu's default is every 100 s).
@@ -261,23 +319,28 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": 1,
 }
 # Batches a queued run keeps sent but not yet written (its memory and the queue's depth).
-POIMEN_QUEUE_IN_FLIGHT = int(os.environ.get("POIMEN_QUEUE_IN_FLIGHT", "16"))
+POIMEN_QUEUE_IN_FLIGHT = env_number("POIMEN_QUEUE_IN_FLIGHT", 16)
 # A batch no worker has written this many seconds after it was sent is sent again (a broker that
 # lost its messages); a batch sent twice is written once.
-POIMEN_QUEUE_RESEND_AFTER = int(os.environ.get("POIMEN_QUEUE_RESEND_AFTER", "600"))
+POIMEN_QUEUE_RESEND_AFTER = env_number("POIMEN_QUEUE_RESEND_AFTER", 600)
 # How often a batch is tried when the database is unreachable or a worker dies on it, before
 # the batch is reported as failed with its input lines.
-POIMEN_QUEUE_MAX_ATTEMPTS = int(os.environ.get("POIMEN_QUEUE_MAX_ATTEMPTS", "10"))
+POIMEN_QUEUE_MAX_ATTEMPTS = env_number("POIMEN_QUEUE_MAX_ATTEMPTS", 10)
 
 # --- The desk for a team (claims, second reviews); poimen/team_rules.py reads these ----------
 # A claim takes this many unreviewed records of a filter for one reviewer...
-POIMEN_CLAIM_BATCH_SIZE = int(os.environ.get("POIMEN_CLAIM_BATCH_SIZE", "25"))
+POIMEN_CLAIM_BATCH_SIZE = env_number("POIMEN_CLAIM_BATCH_SIZE", 25)
 # ...for this many minutes; then the records a reviewer did not judge return to the pool.
-POIMEN_CLAIM_MINUTES = int(os.environ.get("POIMEN_CLAIM_MINUTES", "60"))
+POIMEN_CLAIM_MINUTES = env_number("POIMEN_CLAIM_MINUTES", 60)
 # Review mode holds the record it shows a reviewer this many minutes (renewed each time it is
 # shown), so that two reviewers never read the same record at once; moving on lets it go.
-POIMEN_HOLD_MINUTES = int(os.environ.get("POIMEN_HOLD_MINUTES", "10"))
+POIMEN_HOLD_MINUTES = env_number("POIMEN_HOLD_MINUTES", 10)
 # The share (0..1) of borderline records (best overlap within the band either side of the kind's
 # threshold) that a single verdict sends to a second reviewer, who judges without seeing it.
-POIMEN_SECOND_REVIEW_SHARE = float(os.environ.get("POIMEN_SECOND_REVIEW_SHARE", "0.2"))
-POIMEN_SECOND_REVIEW_BAND = float(os.environ.get("POIMEN_SECOND_REVIEW_BAND", "0.05"))
+POIMEN_SECOND_REVIEW_SHARE = env_number("POIMEN_SECOND_REVIEW_SHARE", 0.2, float)
+POIMEN_SECOND_REVIEW_BAND = env_number("POIMEN_SECOND_REVIEW_BAND", 0.05, float)
+
+if SETTINGS_PROBLEMS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("\n".join(SETTINGS_PROBLEMS))

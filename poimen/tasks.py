@@ -14,14 +14,29 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from poimen.celery import app
+from poimen.readiness import database_identity
 from poimen.services import queued, queued_payloads, queued_worker
 
 log = get_task_logger(__name__)
 DATABASE_LOST = (OperationalError, InterfaceError)
 
 
-def _run(task, write, job: str, number: int, **kwargs) -> None:
+def _run(task, write, job: str, number: int, database: str | None = None, **kwargs) -> None:
     try:
+        try:
+            ours = database_identity() if database else None
+        except DATABASE_LOST:
+            ours = database  # unreachable now: _write waits for it
+        if database and ours != database:
+            # Written here, the batch would be "done" where the command never looks: refused,
+            # and the command told at once, by name.
+            why = (
+                f"worker {task.request.hostname or '?'} writes to {ours}, not to the "
+                f"command's {database}: give the workers the command's DATABASE_URL"
+            )
+            log.error("batch %s of %s refused: %s", number, job, why)
+            queued_payloads.batch_refusal_tell(job, why)
+            return
         _write(task, write, job, number, **kwargs)
     finally:
         queued_payloads.batch_ended_tell(job, number)
@@ -51,10 +66,27 @@ def _write(task, write, job: str, number: int, **kwargs) -> None:
 
 
 @app.task(bind=True, name=queued.INGEST_TASK)
-def ingest_batch(self, job, number, run_id, filtered):
-    _run(self, queued_worker.queued_ingest_write, job, number, run_id=run_id, filtered=filtered)
+def ingest_batch(self, job, number, run_id, filtered, database=None):
+    _run(
+        self,
+        queued_worker.queued_ingest_write,
+        job,
+        number,
+        database,
+        run_id=run_id,
+        filtered=filtered,
+    )
 
 
 @app.task(bind=True, name=queued.REFILTER_TASK)
-def refilter_batch(self, job, number, kind, first, last):
-    _run(self, queued_worker.queued_refilter_write, job, number, kind=kind, first=first, last=last)
+def refilter_batch(self, job, number, kind, first, last, database=None):
+    _run(
+        self,
+        queued_worker.queued_refilter_write,
+        job,
+        number,
+        database,
+        kind=kind,
+        first=first,
+        last=last,
+    )

@@ -66,7 +66,7 @@ def wipe_ingested():
     """Forget every ingest (artifacts stay), as if the database were fresh."""
     from django.db import connection
 
-    from poimen.models import Event, IngestRun, Match, Record
+    from poimen.models import AuditHead, Event, IngestRun, Match, Record
 
     if connection.vendor == "postgresql":
         # The event table refuses DELETE and TRUNCATE; a superuser starting over steps around
@@ -75,12 +75,13 @@ def wipe_ingested():
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred FK checks pending
             cursor.execute("SET session_replication_role = replica")
             cursor.execute(
-                "TRUNCATE poimen_event, poimen_match, poimen_review, poimen_record,"
-                " poimen_queuedbatch, poimen_ingestrun CASCADE"  # and what refers to them
+                "TRUNCATE poimen_event, poimen_audithead, poimen_match, poimen_review,"
+                " poimen_record, poimen_queuedbatch, poimen_ingestrun CASCADE"  # and referrers
             )
             cursor.execute("SET session_replication_role = origin")
     else:
         Event.objects.all().delete()
+        AuditHead.objects.all().delete()  # the chain starts again
         Match.objects.all().delete()
         Record.objects.all().delete()
         IngestRun.objects.all().delete()

@@ -12,11 +12,23 @@ from poimen import selectors
 from poimen.api.auth import require_permission
 from poimen.api.errors import error_responses
 from poimen.models import Artifact
+from poimen.readers.base import text_problem
 from poimen.services.artifacts import artifact_record_register
 from poimen.services.common import InputError
 
 router = Router(tags=["artifacts"])
 REGISTER = "poimen.register_artifact"
+# A page number past any table's end, so that its offset still fits the database's integer.
+MAX_PAGE = 10**9
+
+
+class BoundedPages(PageNumberPagination):
+    """django-ninja's page numbers, with an upper bound: a huge page is a 400 naming it, not
+    an offset the database refuses."""
+
+    class Input(Schema):
+        page: int = Field(1, ge=1, le=MAX_PAGE)
+        page_size: int | None = Field(None, ge=1)
 
 
 class ArtifactIn(Schema):
@@ -64,11 +76,15 @@ def _artifact_record(payload: ArtifactIn) -> ArtifactRecord:
         raise HttpError(400, f"give kind, name and text (missing: {missing}), or a manifest_line")
     if not payload.text.strip():
         raise HttpError(400, f"{payload.kind}/{payload.name}: the artifact's text is empty")
-    if "\0" in payload.text:
-        raise HttpError(400, f"{payload.kind}/{payload.name}: the text holds NUL characters")
-    return ArtifactRecord.from_text(
-        kind=payload.kind, name=payload.name, text=payload.text, emitted_at=payload.emitted_at
-    )
+    why = text_problem(payload.text)
+    if why:
+        raise HttpError(400, f"{payload.kind}/{payload.name}: the text {why}")
+    try:
+        return ArtifactRecord.from_text(
+            kind=payload.kind, name=payload.name, text=payload.text, emitted_at=payload.emitted_at
+        )
+    except ValueError as error:  # a time out of range in UTC (filter.artifacts.as_utc)
+        raise HttpError(400, f"emitted_at: {error}") from None
 
 
 @router.post(
@@ -98,7 +114,7 @@ def register(request, payload: ArtifactIn):
     summary="Artifacts, oldest first",
     openapi_extra=error_responses(400, 401, 403, 503),
 )
-@paginate(PageNumberPagination, page_size=100)
+@paginate(BoundedPages, page_size=100)
 def artifacts(request, kind: str = ""):
     """Paged by `page` (100 a page); `kind` keeps one kind."""
     require_permission(request, REGISTER)

@@ -11,6 +11,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from poimen.api.auth import NO_TOKEN
 from poimen.artifact_index import ArtifactUnusable
+from poimen.manifest import ManifestUnwritable
 
 log = logging.getLogger("poimen.api")
 
@@ -97,6 +98,12 @@ def install(api: NinjaAPI) -> None:
     @api.exception_handler(ArtifactUnusable)
     def index_unusable(request, error):
         detail = f"the artifact index cannot be built, nothing is checked: {error}"
+        return api.create_response(request, {"detail": detail}, status=503)
+
+    @api.exception_handler(ManifestUnwritable)
+    def manifest_unwritable(request, error):
+        log.error("%s %s: %s", request.method, request.path, error)
+        detail = f"{error}: nothing was registered; send again later"
         return api.create_response(request, {"detail": detail}, status=503)
 
     @api.exception_handler(DatabaseError)

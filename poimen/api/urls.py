@@ -44,7 +44,11 @@ def _body_within_the_api_limit(view):
         # Read once: a request answered again (poimen.api.handler) holds its body already.
         reading = declared or request.method in ("POST", "PUT", "PATCH")
         if reading and not hasattr(request, "_body"):
-            body = request.read(limit + 1)
+            # A chunked body has no Content-Length, for which Django reads nothing: it is
+            # read from the server's stream (gunicorn decodes the chunks), within the limit.
+            chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+            stream = request.META["wsgi.input"] if chunked and not declared else request
+            body = stream.read(limit + 1)
             if len(body) > limit:
                 return _too_large(request, f"the body is over {limit:,} bytes")
             # What request.body answers from here: Django's own place for the body once read

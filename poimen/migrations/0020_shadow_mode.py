@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0019_notes_saved_filters'),
+        ('poimen', '0020_one_decision'),
     ]
 
     operations = [

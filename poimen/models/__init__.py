@@ -13,7 +13,7 @@ from poimen.models.artifacts import (
     default_on_derived,
     default_threshold,
 )
-from poimen.models.events import Event, EventManager
+from poimen.models.events import AuditHead, Event, EventManager
 from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
@@ -24,6 +24,7 @@ __all__ = [
     "SHINGLE_DTYPE",
     "ApiToken",
     "Artifact",
+    "AuditHead",
     "Claim",
     "Event",
     "EventManager",

@@ -1,10 +1,29 @@
-"""The append-only audit log, and the one way an event is made."""
+"""The append-only audit log, its hash chain's head, and the one way events are written."""
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models, transaction
+from django.utils import timezone
 
+from poimen.audit_chain import GENESIS, chain, content_hash
+from poimen.copy_insert import insert_all
 from poimen.models.artifacts import Artifact
 from poimen.models.records import IngestRun, Record
+
+
+class AuditHead(models.Model):
+    """The chain's head: one row (pk 1), how many events are chained, the last one's id and
+    hash. Whoever extends the chain holds it: on PostgreSQL the seal trigger, for the moment of
+    a commit; on SQLite `log_many`, under the database's one write lock."""
+
+    events = models.BigIntegerField(default=0)
+    last_id = models.BigIntegerField(null=True)
+    hash = models.CharField(max_length=64, default=GENESIS)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(pk=1), name="audit_head_one")]
+
+    def __str__(self) -> str:
+        return f"audit head: {self.events} events, last {self.last_id}, {self.hash[:12]}…"
 
 
 class EventManager(models.Manager):
@@ -15,11 +34,47 @@ class EventManager(models.Manager):
 
         `about`: who and what it concerns — actor, run, record, artifact (or their *_id).
         With `save` False the event is returned unsaved, for a caller that writes a batch of
-        them in one statement with the rows they describe."""
-        event = self.model(type=type, kind=kind, data=data or {}, **about)
+        them with `log_many`, in the transaction of the rows they describe."""
+        event = self.model(
+            type=type, kind=kind, data=data or {}, created_at=timezone.now(), **about
+        )
+        event.content_hash = content_hash(event)
         if save:
-            event.save(force_insert=True)
+            self.log_many([event])
         return event
+
+    def log_many(self, events: list["Event"]) -> None:
+        """Write events made by `log(save=False)` in one statement; their pks are set. The
+        chain is extended at commit on PostgreSQL (poimen/audit_chain.py, SEAL_SQL), here on
+        SQLite, whose write lock the first statement takes (so the head read is the last)."""
+        if not events:
+            return
+        with transaction.atomic(using=self.db):
+            if connections[self.db].vendor == "postgresql":
+                insert_all(events)
+                return
+            heads = AuditHead.objects.using(self.db)
+            if not heads.filter(pk=1).update(events=models.F("events")):
+                self._head_restore()
+            head = heads.get(pk=1)
+            head.hash = chain(head.hash, events, seq=head.events)
+            insert_all(events)
+            head.events += len(events)
+            head.last_id = events[-1].pk
+            head.save(update_fields=["events", "last_id", "hash"])
+
+    def _head_restore(self) -> None:
+        """The head row again, from the last chained event, where a flush of every table
+        (a test's, an operator's restore) took it: the chain goes on from what is there."""
+        last = self.using(self.db).filter(seq__isnull=False).order_by("-seq").first()
+        AuditHead.objects.using(self.db).get_or_create(
+            pk=1,
+            defaults={
+                "events": last.seq if last else 0,
+                "last_id": last.pk if last else None,
+                "hash": last.hash if last else GENESIS,
+            },
+        )
 
 
 def _described(value) -> str:
@@ -60,6 +115,8 @@ class Event(models.Model):
         LOGIN_LOCKED_OUT = "login_locked_out"
         LOGIN_UNLOCKED = "login_unlocked"
         RECORDS_STORED = "records_stored"
+        # verify_audit's result: data {"ok": bool, "events": int, "broken": "event 12 …"}
+        AUDIT_VERIFIED = "audit_verified", "Audit log verified"
         API_TOKEN_CREATED = "api_token_created"
         API_TOKEN_REVOKED = "api_token_revoked"
         API_TOKEN_MODE_CHANGED = "api_token_mode_changed"
@@ -90,7 +147,14 @@ class Event(models.Model):
     kind = models.CharField(max_length=50, blank=True)
     # A snapshot of what the event was about, readable without joining anything.
     data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set by `log` (not auto_now_add): the time the hash covers is the time stored.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The hash chain (poimen/audit_chain.py): what the event says, hashed when it is made;
+    # its place in the chain and the hash over its predecessor's and its content's, set as
+    # its transaction commits (PostgreSQL) or as it is written (SQLite).
+    content_hash = models.CharField(max_length=64, default="", editable=False)
+    seq = models.BigIntegerField(null=True, unique=True, editable=False)
+    hash = models.CharField(max_length=64, default="", editable=False)
 
     objects = EventManager()
 
@@ -141,6 +205,9 @@ class Event(models.Model):
         ("second", "second verdict"),
         ("settled", "settled as"),
         ("until", "until"),
+        ("ok", "chain intact"),
+        ("events", "events"),
+        ("broken", "first break"),
     ]
 
     def __str__(self) -> str:

@@ -7,6 +7,7 @@ the file: where it is, what it has seen, and the one way to build each of the th
 """
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,6 +115,14 @@ def too_big(size: int, limit: int) -> str:
     )
 
 
+def oversize(text: str, limit: int) -> str | None:
+    """Why a record's text is over the per-record limit, or None: the one limit of every
+    reader and of the API."""
+    # An ASCII text is as many bytes as characters (isascii is a flag, not a scan).
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return too_big(size, limit) if size > limit else None
+
+
 @dataclass(slots=True)
 class FileContext:
     """One file being read: where it is, the label to use, and what the reader has learnt
@@ -180,14 +189,30 @@ class FileContext:
         )
 
 
-# In raw JSON, the escapes that can make what `unstorable` refuses: \u0000 and surrogates.
-SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+# In raw JSON, what can make what `unstorable` refuses: the escapes \u0000 and surrogates, and
+# the numbers no database stores (NaN, Infinity, and an exponent of three digits: 1e400 is inf).
+SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])|NaN|Infinity|[eE][+]?[0-9]{3}")
+
+
+def text_problem(value: str) -> str | None:
+    """Why a string cannot be stored, or None: one rule for records and artifacts alike. NUL
+    is never stored (PostgreSQL text refuses it), nor a lone surrogate (not Unicode)."""
+    if "\0" in value:
+        return "holds a NUL character (\\u0000), which is never stored; fix or remove it"
+    if value.isascii():
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"holds a lone surrogate (\\u{ord(value[error.start]):04x}): not valid Unicode"
+    return None
 
 
 def unstorable(candidate: Candidate, *, suspect: bool = True) -> str | None:
     """Why `candidate` cannot be stored as it is, or None. One rule for every reader: NUL is
-    never stored (PostgreSQL text refuses it), nor a lone surrogate (not Unicode), nor
-    metadata nested deeper than MAX_METADATA_DEPTH; the line is reported instead. Without
+    never stored (PostgreSQL text refuses it), nor a lone surrogate (not Unicode), nor a
+    number that is not finite (NaN, Infinity: no JSON column holds it), nor metadata nested
+    deeper than MAX_METADATA_DEPTH; the line is reported instead. Without
     `suspect` (no SUSPECT_ESCAPE in the raw input: NUL bytes and invalid UTF-8 were refused as
     the line was read), only the sizes are checked."""
     if len(candidate.external_id) > MAX_EXTERNAL_ID or len(candidate.identity) > MAX_EXTERNAL_ID:
@@ -198,28 +223,24 @@ def unstorable(candidate: Candidate, *, suspect: bool = True) -> str | None:
         return None
     strings = [candidate.text, candidate.external_id, candidate.session, candidate.role]
     strings += [candidate.identity, candidate.source]
-    if candidate.metadata and not _strings_of(candidate.metadata, strings):
-        return f"metadata nested deeper than {MAX_METADATA_DEPTH} levels"
+    why = _strings_of(candidate.metadata, strings) if candidate.metadata else None
+    if why:
+        return why
     for value in strings:
-        if "\0" in value:
-            return "holds a NUL character (\\u0000), which is never stored; fix or remove it"
-        if value.isascii():
-            continue
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as error:
-            code = ord(value[error.start])
-            return f"holds a lone surrogate (\\u{code:04x}): not valid Unicode"
+        why = text_problem(value)
+        if why:
+            return why
     return None
 
 
-def _strings_of(value, strings: list) -> bool:
-    """Add every key and string in `value` to `strings`; False when it is nested too deep."""
+def _strings_of(value, strings: list) -> str | None:
+    """Add every key and string in `value` to `strings`; why it cannot be stored (nested too
+    deep, a number that is not finite), or None."""
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if depth > MAX_METADATA_DEPTH:
-            return False
+            return f"metadata nested deeper than {MAX_METADATA_DEPTH} levels"
         if isinstance(item, dict):
             strings.extend(k for k in item if isinstance(k, str))
             stack.extend((v, depth + 1) for v in item.values())
@@ -227,4 +248,6 @@ def _strings_of(value, strings: list) -> bool:
             stack.extend((v, depth + 1) for v in item)
         elif isinstance(item, str):
             strings.append(item)
-    return True
+        elif isinstance(item, float) and not math.isfinite(item):
+            return f"metadata holds {item!r}, a number no database stores (NaN or Infinity)"
+    return None

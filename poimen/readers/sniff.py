@@ -21,6 +21,7 @@ from poimen.readers.base import (
     FileContext,
     Item,
     Problem,
+    oversize,
     too_big,
     unstorable,
 )
@@ -130,7 +131,10 @@ def read_file(
             )
             for item in items:
                 if isinstance(item, Candidate):
-                    why = unstorable(item, suspect=ctx.suspect)
+                    # The one per-record limit, whatever the reader (a ChatGPT export's
+                    # message, an Aider turn, a document of messages, a line).
+                    why = oversize(item.text, max_record_bytes)
+                    why = why or unstorable(item, suspect=ctx.suspect)
                     if why:
                         item = ctx.problem(why, line=item.position if ctx.lineno else None)
                 yield item

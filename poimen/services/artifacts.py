@@ -11,14 +11,19 @@ from django.db import IntegrityError, transaction
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError, readable
 from poimen.artifact_records import artifact_from_record, artifact_to_record
-from poimen.manifest import manifest_append, manifest_read_numbered, manifest_write
+from poimen.manifest import (
+    manifest_append,
+    manifest_read,
+    manifest_read_numbered,
+    manifest_write,
+)
 from poimen.models import Artifact, Event
 from poimen.services.artifact_folders import (  # noqa: F401 (artifact_name_from_text: the services API)
     artifact_name_from_text,
     folder_artifacts,
     project_artifacts,
 )
-from poimen.services.common import InputError, check_kind, check_name
+from poimen.services.common import InputError, check_artifact_text, check_kind, check_name
 
 
 def _manifest_path(manifest: Path | None) -> Path:
@@ -144,9 +149,13 @@ def artifact_record_register(
     (re-shingled from its text when made under other parameters, refused without one)."""
     check_kind(artifact_record.kind)
     check_name(artifact_record.name)
-    artifact, created = _artifact_store(_usable(artifact_record), actor=actor)
-    # The manifest line is the stored row's (its emitted_at), even when the row was there before.
-    appended = manifest_append(_manifest_path(manifest), [artifact_to_record(artifact)])
+    check_artifact_text(artifact_record)
+    # One transaction: a row whose manifest line cannot be written is not in force
+    # (ManifestUnwritable rolls it back).
+    with transaction.atomic():
+        artifact, created = _artifact_store(_usable(artifact_record), actor=actor)
+        # The manifest line is the stored row's (its emitted_at), even when the row was there.
+        appended = manifest_append(_manifest_path(manifest), [artifact_to_record(artifact)])
     return RegisterResult(artifact=artifact, created=created, appended=bool(appended))
 
 
@@ -171,6 +180,7 @@ def _artifacts_in_manifest(path: Path, kind: str | None, result: ImportResult):
         try:
             check_kind(item.kind)
             check_name(item.name)
+            check_artifact_text(item)
             yield _usable(item)
         except InputError as error:
             result.problems.append(f"{path}:{lineno}: {error}")
@@ -203,14 +213,79 @@ def artifacts_import(
         result.problems.append(f"{path}: no such file or directory")
         return result
     stored = []
-    for artifact_record in artifact_records:
-        artifact, created = _artifact_store(artifact_record, actor=actor)
-        result.registered += created
-        result.already += not created
-        result.kinds[artifact.kind] += created
-        stored.append(artifact_to_record(artifact))
-    result.appended = manifest_append(_manifest_path(manifest), stored) if stored else 0
+    with transaction.atomic():  # in force with their manifest lines, or not at all
+        for artifact_record in artifact_records:
+            artifact, created = _artifact_store(artifact_record, actor=actor)
+            result.registered += created
+            result.already += not created
+            result.kinds[artifact.kind] += created
+            stored.append(artifact_to_record(artifact))
+        result.appended = manifest_append(_manifest_path(manifest), stored) if stored else 0
     return result
+
+
+@dataclass
+class ManifestDifferences:
+    """Artifacts in force without a manifest line, and manifest lines of no stored artifact
+    (by kind, name and sha256), and the manifest's broken lines."""
+
+    unlisted: list[Artifact] = field(default_factory=list)
+    unstored: list[ArtifactRecord] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.unlisted or self.unstored)
+
+    def described(self) -> list[str]:
+        return [
+            *(
+                f"{a.kind}/{a.name} {a.sha256[:12]}: stored, not in the manifest"
+                for a in self.unlisted
+            ),
+            *(
+                f"{a.kind}/{a.name} {a.sha256[:12]}: in the manifest, not stored"
+                for a in self.unstored
+            ),
+        ]
+
+
+def manifest_differences(*, manifest: Path | None = None) -> ManifestDifferences:
+    """How the manifest and the stored artifacts differ."""
+    path = _manifest_path(manifest)
+    differences = ManifestDifferences()
+    listed = {}
+    if path.exists():
+        for item in manifest_read(path):
+            if isinstance(item, ManifestError):
+                differences.broken.append(str(item))
+            else:
+                listed.setdefault(item.key, item)
+    stored = set()
+    for artifact in Artifact.objects.order_by("pk").iterator(chunk_size=500):
+        key = (artifact.kind, artifact.name, artifact.sha256)
+        stored.add(key)
+        if key not in listed:
+            differences.unlisted.append(artifact)
+    differences.unstored = [item for key, item in listed.items() if key not in stored]
+    return differences
+
+
+def manifest_mend(*, actor=None, manifest: Path | None = None) -> ManifestDifferences:
+    """Make them agree: append the lines of stored artifacts the manifest lacks, register the
+    manifest's artifacts not stored (each with its event, as an import). Returns what differed."""
+    differences = manifest_differences(manifest=manifest)
+    if differences.unlisted:
+        lines = [artifact_to_record(a) for a in differences.unlisted]
+        manifest_append(_manifest_path(manifest), lines)
+    for item in differences.unstored:
+        try:
+            check_kind(item.kind)
+            check_name(item.name)
+            check_artifact_text(item)
+            _artifact_store(_usable(item), actor=actor)
+        except InputError as error:
+            differences.broken.append(f"{item.kind}/{item.name}: not registered: {error}")
+    return differences
 
 
 def manifest_export(*, stream: TextIO) -> int:

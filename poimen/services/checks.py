@@ -21,7 +21,7 @@ from poimen.checked import Checked, check_texts
 from poimen.index_version import live_index
 from poimen.models import ApiToken, Event, IngestRun, Record
 from poimen.readers import Candidate, Problem
-from poimen.readers.base import FileContext, too_big, unstorable
+from poimen.readers.base import FileContext, oversize, unstorable
 from poimen.readers.records import records_line
 from poimen.record_decision import CandidateDecision, candidate_decided
 from poimen.services.ingest import (
@@ -63,12 +63,7 @@ def _candidate(item, position: int, context: FileContext, limit: int) -> Candida
     read = next(iter(records_line(item, context)))
     if isinstance(read, Problem):
         return f"{where}: {read.why}"
-    text = read.text
-    # An ASCII text is as many bytes as characters (isascii is a flag, not a scan).
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        return f"{where}: {too_big(size, limit)}"
-    why = unstorable(read)
+    why = oversize(read.text, limit) or unstorable(read)
     if why:
         return f"{where}: {why}"
     return read

@@ -5,7 +5,9 @@ import re
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from filter import ArtifactRecord
 from poimen.models import Record
+from poimen.readers.base import text_problem
 
 KIND_PATTERN = re.compile(r"[a-z][a-z0-9-]*(?:_[a-z0-9-]+)*")
 
@@ -30,7 +32,17 @@ def check_kind(kind: str) -> str:
 def check_name(name: str) -> str:
     if not name.strip() or len(name) > 255:
         raise InputError("an artifact needs a name of 1 to 255 characters")
+    why = text_problem(name)
+    if why:
+        raise InputError(f"the artifact's name {why}")
     return name
+
+
+def check_artifact_text(artifact_record: ArtifactRecord) -> None:
+    """An artifact's text is stored as records are: never a NUL or a lone surrogate."""
+    why = text_problem(artifact_record.text) if artifact_record.text else None
+    if why:
+        raise InputError(f"{artifact_record.kind}/{artifact_record.name}: the text {why}")
 
 
 def batch_size_or_default(value: int | None) -> int:

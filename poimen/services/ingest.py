@@ -135,7 +135,7 @@ def _write_batch(
             )
             for record, decision in decided
         ]
-        insert_all(events, with_pks=False)
+        Event.objects.log_many(events)
     result.new += len(records)
     if artifact_index is not checked_with:
         result.rechecked += len(records)

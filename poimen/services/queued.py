@@ -21,6 +21,7 @@ from django.db import connection
 from poimen.models import IngestRun, QueuedBatch, Record
 from poimen.policies import Policies
 from poimen.readers import Candidate, Problem, record_keys
+from poimen.readiness import database_identity
 from poimen.services.common import InputError, batch_size_or_default
 from poimen.services.ingest import (
     KEPT_PROBLEMS,
@@ -35,6 +36,7 @@ from poimen.services.ingest import (
 )
 from poimen.services.queued_payloads import (
     batch_ended_wait,
+    batch_refusal,
     payload_key,
     payload_put,
     payload_store,
@@ -94,6 +96,7 @@ class _Batches:
         self.on_waiting, self.first_sent = on_waiting, None
         self.number = 0
         self.pending: dict[int, tuple[object, list, float]] = {}  # number: payload, args, sent
+        self.database = database_identity()
 
     def send(self, payload, size: int, args: list) -> None:
         self.number += 1
@@ -114,6 +117,8 @@ class _Batches:
             self.app.send_task(
                 self.task,
                 args=[self.job, number, *args],
+                # the database the batch belongs in: a worker on another refuses it, by name
+                kwargs={"database": self.database},
                 retry=True,
                 retry_policy=PUBLISH_RETRY,
             )
@@ -131,6 +136,9 @@ class _Batches:
         (its payload and row). A batch still not ended POIMEN_QUEUE_RESEND_AFTER seconds after
         it was sent is sent again (a broker that lost it); a delivery too many does nothing."""
         while len(self.pending) >= below:
+            refused = batch_refusal(self.job)
+            if refused:
+                raise QueueUnavailable(refused)
             rows = QueuedBatch.objects.filter(
                 job=self.job, number__in=list(self.pending), state__in=QueuedBatch.ENDED
             )

@@ -22,6 +22,8 @@ PAYLOAD_PREFIX = "poimen:batch:"
 PAYLOAD_EXPIRY_SECONDS = 24 * 3600
 # A list a queued run, of the numbers of its batches that ended (batch_ended_tell).
 ENDED_PREFIX = "poimen:ended:"
+# A worker's word that it refused a job's batches (its database is not the command's).
+REFUSED_PREFIX = "poimen:refused:"
 _payload_store = None
 
 # A payload is one line of JSON, the candidates' fields but their text as rows in this order
@@ -122,3 +124,14 @@ def payload_get(job: str, number: int) -> list[Candidate] | None:
     """The batch's candidates; None when the broker lost them (the command sends them again)."""
     packed = payload_store().get(payload_key(job, number))
     return None if packed is None else payload_unpack(packed)
+
+
+def batch_refusal_tell(job: str, why: str) -> None:
+    """Tell the command waiting on `job` that a worker refuses its batches, and why."""
+    payload_store().set(REFUSED_PREFIX + job, why.encode("utf-8"), ex=PAYLOAD_EXPIRY_SECONDS)
+
+
+def batch_refusal(job: str) -> str | None:
+    """Why a worker refused `job`'s batches, or None."""
+    said = payload_store().get(REFUSED_PREFIX + job)
+    return said.decode("utf-8") if said else None

@@ -172,6 +172,6 @@ def records_redecide(
         changed = [r for r in chunk if _decided_fields(r) != stored[r.pk]]
         if write:
             Record.objects.bulk_update(changed, DECIDED_FIELDS)
-            Event.objects.bulk_create(events)
+            Event.objects.log_many(events)
         decided.extend(r.pk for r in changed)
     return decided

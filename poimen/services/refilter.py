@@ -100,7 +100,7 @@ def refilter_page(
         # Most records come out as they went in: write only those that changed.
         changed = [r for r in page if _decision_of(r) != before[r.pk]]
         Record.objects.bulk_update(changed, list(DECISION_FIELDS))
-        Event.objects.bulk_create(events)
+        Event.objects.log_many(events)
     result.checked += len(page)
     result.matches += len(matches)
 

@@ -76,7 +76,16 @@ class ReviewConflict(InputError):
         self.record = record
         self.current = current
         if current is None:
-            said = "someone withdrew the verdict you saw"
+            # Who withdrew it, and when: the undo's event says.
+            undo = (
+                Event.objects.filter(record=record, type=Event.Type.REVIEW_UNDONE)
+                .select_related("actor")
+                .order_by("-pk")
+                .first()
+            )
+            who = undo.actor.get_username() if undo and undo.actor else "someone"
+            when = f" at {undo.created_at:%H:%M:%S}" if undo else ""
+            said = f"{who} withdrew the verdict you saw{when}"
         else:
             who = current.reviewer.get_username() if current.reviewer else "someone"
             said = (

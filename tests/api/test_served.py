@@ -78,3 +78,52 @@ def test_every_worker_checks_against_an_artifact_registered_through_one(served):
     copy, genuine = client.check([{"id": "c", "text": text}, {"id": "g", "text": UNRELATED}])
     assert (copy.status, copy.stored, genuine.status) == ("excluded", "new", "evidence")
     assert client.check([{"id": "c", "text": text}])[0].stored == "already"
+
+
+def _raw(base: str, request: bytes, timeout: float = 10) -> bytes:
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_chunked_body_is_read(served):
+    base, token = served
+    body = b'{"records": [{"id": "c1", "text": "a chunked note"}], "store": false}'
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:20], body[20:]))
+    answer = _raw(
+        base,
+        b"POST /api/v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"Authorization: Bearer " + token.encode() + b"\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + chunks
+        + b"0\r\n\r\n",
+    )
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
+    assert b'"id": "c1"' in answer and b'"status": "evidence"' in answer
+
+
+def test_slow_clients_do_not_starve_the_server(served):
+    """Four connections that send half a request and wait: every other request is still
+    answered at once (with sync workers, two of them starved `serve --workers 2`)."""
+    base, token = served
+    host, port = base.removeprefix("http://").split(":")
+    slow = []
+    try:
+        for _ in range(4):
+            connection = socket.create_connection((host, int(port)), timeout=30)
+            connection.sendall(b"POST /api/v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            slow.append(connection)
+        time.sleep(0.5)
+        took = []
+        for _ in range(5):
+            started = time.monotonic()
+            assert Client(base, token, timeout=10, on_error="raise").health().up
+            took.append(time.monotonic() - started)
+        assert max(took) < 2, took
+    finally:
+        for connection in slow:
+            connection.close()

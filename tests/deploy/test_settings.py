@@ -124,3 +124,21 @@ def test_runserver_serves_static_files_with_debug_off(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_settings_the_environment_gets_wrong_are_named_a_line_each(tmp_path):
+    result = manage(
+        "check",
+        home=tmp_path,
+        POIMEN_SERVER_WORKERS="five",
+        POIMEN_HTTPS="ture",
+        DATABASE_URL="mysql://db/poimen",
+        POIMEN_REPORT_FLOOR="nan",
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "poimen: setting: POIMEN_HTTPS='ture' is neither on (1, true, yes, on) nor off",
+        "poimen: setting: DATABASE_URL: unsupported scheme 'mysql'; use postgres://… or sqlite:///…",
+        "poimen: setting: POIMEN_REPORT_FLOOR='nan' is not a number",
+        "poimen: setting: POIMEN_SERVER_WORKERS='five' is not a whole number",
+    ]

@@ -2,7 +2,7 @@
 
 import io
 
-from filter import ArtifactRecord, ManifestError
+from filter import ArtifactRecord
 from poimen.manifest import manifest_append, manifest_read, manifest_write
 from tests.factories import demo_skill
 
@@ -18,13 +18,14 @@ def test_append_writes_each_artifact_once(tmp_path):
     assert [a.name for a in manifest_read(path)] == ["release-notes", "incident-review"]
 
 
-def test_append_after_a_line_cut_short_starts_a_new_line(tmp_path):
+def test_append_after_a_line_cut_short_repairs_it(tmp_path):
     path = tmp_path / "m.jsonl"
-    path.write_text('{"kind": "skill", "name": "half', encoding="utf-8")
+    whole = artifact("incident-review").to_json_line() + "\n"
+    path.write_text(whole + '{"kind": "skill", "name": "half', encoding="utf-8")
     manifest_append(path, [artifact()])
     items = list(manifest_read(path))
-    assert isinstance(items[0], ManifestError) and items[0].lineno == 1
-    assert isinstance(items[1], ArtifactRecord) and items[1].name == "release-notes"
+    assert [item.name for item in items] == ["incident-review", "release-notes"]
+    assert path.read_text(encoding="utf-8").startswith(whole)
 
 
 def test_read_reports_invalid_utf8_with_its_line(tmp_path):

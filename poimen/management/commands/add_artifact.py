@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.manifest import ManifestUnwritable
 from poimen.policies import Policies
 from poimen.services import InputError, artifact_name_from_text, artifact_register
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
         name = name or artifact_name_from_text(text, fallback=file.stem)
         try:
             result = artifact_register(kind=kind, name=name, text=text)
-        except InputError as error:
+        except (InputError, ManifestUnwritable) as error:
             raise CommandError(str(error), returncode=2) from None
         artifact = result.artifact
         state = "registered" if result.created else "already registered"

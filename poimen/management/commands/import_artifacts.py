@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from poimen.manifest import ManifestUnwritable
 from poimen.services import InputError, artifacts_import
 
 
@@ -27,7 +28,7 @@ class Command(BaseCommand):
     def handle(self, *args, path: Path, kind: str | None, project: bool, **options):
         try:
             result = artifacts_import(path=path, kind=kind, project=project)
-        except InputError as error:
+        except (InputError, ManifestUnwritable) as error:
             raise CommandError(str(error), returncode=2) from None
         for problem in result.problems:
             self.stderr.write(problem)

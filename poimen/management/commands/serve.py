@@ -6,8 +6,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
+from django.http.request import validate_host
 
 from poimen.readiness import database_problem
+from poimen.services.artifacts import manifest_differences
 
 
 class Command(BaseCommand):
@@ -41,11 +43,19 @@ class Command(BaseCommand):
         problem = database_problem()
         if problem:
             raise CommandError(problem, returncode=2)
+        differences = manifest_differences()
+        for line in differences.described():
+            self.stderr.write(f"warning: {line}")
+        if differences:
+            self.stderr.write("warning: the manifest and the database differ: run sync_manifest")
         call_command("collectstatic", interactive=False, verbosity=0)
         connections.close_all()  # gunicorn forks: no connection may be shared with its workers
 
         bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        self.stdout.write(f"serving http://{bind}/ with {workers} gunicorn worker(s)")
+        self.stdout.write(
+            f"serving {_url(host, port)} with {workers} gunicorn worker(s) of "
+            f"{settings.POIMEN_SERVER_THREADS} threads"
+        )
         self.stdout.flush()
         os.execv(sys.executable, [sys.executable, *gunicorn_command(bind=bind, workers=workers)])
 
@@ -58,6 +68,10 @@ def gunicorn_command(*, bind: str, workers: int, app: str = "poimen.wsgi:applica
         app,
         f"--bind={bind}",
         f"--workers={workers}",
+        # Threads, so that a few slow clients (a body trickling in) hold a thread each, not a
+        # whole worker: with sync workers two slow connections starve --workers 2.
+        "--worker-class=gthread",
+        f"--threads={settings.POIMEN_SERVER_THREADS}",
         f"--timeout={settings.POIMEN_SERVER_TIMEOUT}",
         # The poimen this command runs, not whatever the working directory holds.
         f"--pythonpath={Path(__file__).resolve().parents[3]}",
@@ -67,3 +81,20 @@ def gunicorn_command(*, bind: str, workers: int, app: str = "poimen.wsgi:applica
         # server of that user on the machine.
         "--no-control-socket",
     ]
+
+
+def _url(host: str, port: int) -> str:
+    """A URL the desk answers at: the bound address when ALLOWED_HOSTS takes it, else what to
+    open instead (Django answers 400 to a host it does not allow)."""
+    allowed = settings.ALLOWED_HOSTS
+    shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    if validate_host(shown.strip("[]"), allowed) or validate_host(shown, allowed):
+        return f"http://{shown}:{port}/"
+    named = next((h for h in allowed if not h.startswith(".") and h != "*"), None)
+    where = f"http://{named}/ (through the proxy)" if named else "a host it allows"
+    return (
+        f"on {shown}:{port}, which ALLOWED_HOSTS ({', '.join(allowed)}) does not take: "
+        f"open {where}, or add {shown} to ALLOWED_HOSTS;"
+    )
