@@ -27,13 +27,13 @@ def verdict_misfit(record: Record, verdict: Verdict) -> str:
                 "a false negative is a near miss that should be excluded: this record matches "
                 "no artifact"
             )
-        if record.derived:
+        if record.filter_status != Record.Status.EVIDENCE:
             return (
                 "a false negative is a copy the filter missed: the filter decided this record "
-                "derived (confirm the exclusion instead)"
+                "derived or cut it (confirm the exclusion instead)"
             )
     if verdict == Verdict.CONFIRMED and not (
-        record.derived or record.status == Record.Status.EXCLUDED
+        record.filter_status != Record.Status.EVIDENCE or record.status == Record.Status.EXCLUDED
     ):
         return "a confirmation judges an exclusion: this record was never excluded"
     return ""
