@@ -27,13 +27,13 @@ def verdict_misfit(record: Record, verdict: Verdict) -> str:
                 "a false negative is a near miss that should be excluded: this record matches "
                 "no artifact"
             )
-        if record.filter_status != Record.Status.EVIDENCE:
+        if record.derived:
             return (
                 "a false negative is a copy the filter missed: the filter decided this record "
-                "derived or cut it (confirm the exclusion instead)"
+                "derived (confirm the exclusion instead)"
             )
     if verdict == Verdict.CONFIRMED and not (
-        record.filter_status != Record.Status.EVIDENCE or record.status == Record.Status.EXCLUDED
+        record.derived or record.status == Record.Status.EXCLUDED
     ):
         return "a confirmation judges an exclusion: this record was never excluded"
     return ""

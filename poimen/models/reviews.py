@@ -67,9 +67,6 @@ class Review(models.Model):
         confirmation keeps the filter's redaction (or exclusion), a missed copy is excluded."""
         if self.verdict == self.Verdict.FALSE_POSITIVE:
             return Record.Status.EVIDENCE
-        if (
-            self.verdict == self.Verdict.CONFIRMED
-            and record.filter_status != Record.Status.EVIDENCE
-        ):
+        if self.verdict == self.Verdict.CONFIRMED and record.derived:
             return record.filter_status
         return Record.Status.EXCLUDED

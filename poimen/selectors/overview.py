@@ -92,11 +92,10 @@ def _counts() -> tuple[list[KindCounts], dict[str, int]]:
 
 
 def _filter_status(row: dict) -> str:
-    """The status the filter's decision gives a counted group (Record.filter_status: cut is
-    redacted, a pasted passage's too; derived and not cut is excluded)."""
-    if row["redacted"]:
-        return Record.Status.REDACTED
-    return Record.Status.EXCLUDED if row["derived"] else Record.Status.EVIDENCE
+    """The status the filter's decision gives a counted group (Record.filter_status)."""
+    if not row["derived"]:
+        return Record.Status.EVIDENCE
+    return Record.Status.REDACTED if row["redacted"] else Record.Status.EXCLUDED
 
 
 def kind_counts() -> list[KindCounts]:
