@@ -6,11 +6,9 @@
         if result.keep:
             store(result.text_to_keep)
 
-With on_error="allow" (the default: fail open), a guard that is down, slow or refusing never
-stops the memory system: the records come back marked "unchecked" and the failure is logged.
-With on_error="raise" (fail closed), a PoimenError is raised instead, and a write wrapped in
-the check does not happen. A token in shadow mode has every record decided and recorded, and
-kept (`keep`, `text_to_keep`), its `status` saying what would have happened.
+With on_error="allow" (the default), a guard that is down, slow or refusing never stops the
+memory system: the records come back marked "unchecked" and the failure is logged. With
+on_error="raise", a PoimenError is raised instead.
 """
 
 import json
@@ -58,21 +56,16 @@ class CheckResult:
     matches: tuple[Match, ...] = ()
     stored: str | None = None
     error: str | None = None
-    # Decided in shadow mode (the token's): `status` says what would have happened, and the
-    # record is kept whole all the same.
-    shadow: bool = False
 
     @property
     def keep(self) -> bool:
-        """Whether a memory system may keep the record: not a copy of what it emitted (in
-        shadow mode, every readable record)."""
-        return self.error is None and (self.shadow or self.status != "excluded")
+        """Whether a memory system may keep the record: not a copy of what it emitted."""
+        return self.error is None and self.status != "excluded"
 
     @property
     def text_to_keep(self) -> str:
-        """The genuine text: a redacted record's evidence text, else the record's own (in
-        shadow mode, the record's own)."""
-        return self.evidence_text if self.status == "redacted" and not self.shadow else self.text
+        """The genuine text: a redacted record's evidence text, else the record's own."""
+        return self.evidence_text if self.status == "redacted" else self.text
 
 
 @dataclass(frozen=True)
@@ -132,8 +125,7 @@ class Client:
                 )
                 continue
             results.extend(
-                _check_result(sent, got, shadow=bool(answer.get("shadow")))
-                for sent, got in zip(batch, answer["results"], strict=True)
+                _check_result(sent, got) for sent, got in zip(batch, answer["results"], strict=True)
             )
         return results
 
@@ -229,7 +221,7 @@ def _text(record: dict) -> str:
     return text if isinstance(text, str) else ""
 
 
-def _check_result(sent: dict, got: dict, shadow: bool = False) -> CheckResult:
+def _check_result(sent: dict, got: dict) -> CheckResult:
     return CheckResult(
         id=got.get("id"),
         status=got.get("status"),
@@ -249,5 +241,4 @@ def _check_result(sent: dict, got: dict, shadow: bool = False) -> CheckResult:
         ),
         stored=got.get("stored"),
         error=got.get("error"),
-        shadow=shadow,
     )
