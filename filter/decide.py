@@ -100,6 +100,7 @@ class Decision:
     kinds, the restatement, or the longest pasted passage), for the event that records it."""
 
     status: str = EVIDENCE
+    # the record copies an artifact, whole or in part (a pasted passage): the filter acted
     derived: bool = False
     reason: str | None = None
     decided: dict = field(default_factory=dict)  # kind -> its deciding matches
@@ -254,7 +255,7 @@ def decide(facts: Facts, policies: PolicyBook) -> Decision:
     cuts, evidence = cut
     return Decision(
         status=REDACTED,
-        derived=why.reason != BY_PASTE,
+        derived=True,
         cuts=cuts,
         evidence_text=evidence,
         **named,

@@ -76,7 +76,8 @@ class Record(models.Model):
     text = models.TextField()
     sha256 = models.CharField(max_length=64)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.EVIDENCE)
-    # The filter's own decision; `status` is what holds, after any reviewer's verdict.
+    # The filter's own decision: the record copies an artifact, whole or in part (a pasted
+    # passage); `status` is what holds, after any reviewer's verdict.
     derived = models.BooleanField(default=False)
     # Share of the record inside passages of any artifact of a kind, per kind (the filter's
     # coverage), kept so that a threshold change can be applied without re-shingling.
@@ -144,11 +145,10 @@ class Record(models.Model):
 
     @property
     def filter_status(self) -> str:
-        """The filter's own decision: redacted (when cuts were kept: a derived record's, or a
-        pasted passage's), excluded (derived, nothing kept) or evidence."""
-        if self.cut_spans:
-            return Record.Status.REDACTED
-        return Record.Status.EXCLUDED if self.derived else Record.Status.EVIDENCE
+        """The filter's own decision: evidence, redacted (when cuts were kept) or excluded."""
+        if not self.derived:
+            return Record.Status.EVIDENCE
+        return Record.Status.REDACTED if self.cut_spans else Record.Status.EXCLUDED
 
     @property
     def evidence(self) -> str | None:

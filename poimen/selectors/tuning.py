@@ -182,7 +182,11 @@ def _decision_table(kind: str) -> DecisionTable:
     # rule): its decision now, what keeps it derived whatever this kind's threshold (the rule
     # with the kind unable to decide: another kind's match or coverage, or coverage across
     # other kinds), its coverage by several of the kind's artifacts, its coverage across kinds.
-    held = derived_condition(without_kind(policies, kind), kinds_known())
+    # Held too: what the filter cut for a pasted passage (derived, though the rule's clauses
+    # do not say so at today's thresholds): it stays cut whatever the threshold.
+    held = derived_condition(without_kind(policies, kind), kinds_known()) | (
+        Q(derived=True) & ~derived_condition(policies, kinds_known())
+    )
     decidable = (
         Record.objects.filter(
             Exists(kind_matches.filter(record=OuterRef("pk")))

@@ -98,7 +98,7 @@ def test_a_pasted_passage_under_the_threshold_is_cut_where_the_kind_redacts():
     template = Facts(text=text, matches=[Found("reference", 0.15, 25, [span])])
     assert decide(template, Book()).status == EVIDENCE  # lines up, but mostly not shared
     decision = decide(facts, Book())
-    assert (decision.status, decision.derived, decision.reason) == (REDACTED, False, BY_PASTE)
+    assert (decision.status, decision.derived, decision.reason) == (REDACTED, True, BY_PASTE)
     assert decision.value == 60 and decision.threshold == 50
     assert decide(facts, Book(on_derived={"reference": "exclude"})).status == EVIDENCE
     assert decide(facts, Book(thresholds={"reference": 1.0})).status == EVIDENCE  # kind off

@@ -53,7 +53,7 @@ def test_a_pasted_paragraph_under_the_threshold_is_cut_and_the_rest_kept(artifac
     record = ingest(tmp_path, pasted=text)["pasted"]
     match = record.matches.get()
     assert match.overlap < 0.8  # the record as a whole is under the threshold
-    assert record.status == "redacted" and not record.derived
+    assert (record.status, record.derived) == ("redacted", True)  # copies in part
     assert opening in record.evidence_text
     assert " ".join(pasted.split()[60:70]) not in record.evidence_text
     assert derived_verify().offenders == []
@@ -162,3 +162,23 @@ def test_a_refilter_of_every_kind_or_one_keeps_restatements_out(artifacts, sessi
     assert not Record.objects.filter(metadata__restatement="compact-summary", status="excluded")
     threshold_change(kind="compact-summary", value=0.8, reason="back")
     assert dict(Record.objects.values_list("pk", "status")) == before
+
+
+def test_a_reviewer_confirms_or_releases_a_pasted_passages_cut(artifacts, tmp_path, admin_user):
+    from poimen.services import review_record
+    from poimen.verdicts import verdicts_fitting
+
+    pasted = renderings.word_slice(reference("django-deployment-guide"), words=170, seed=4)
+    record = ingest(tmp_path, pasted=f"{GENUINE}\n\n{pasted}")["pasted"]
+    assert (record.status, record.derived) == ("redacted", True)
+    assert "confirmed" in verdicts_fitting(record) and "false_negative" not in verdicts_fitting(
+        record
+    )
+    review_record(record=record, verdict="confirmed", actor=admin_user)
+    assert Record.objects.get(pk=record.pk).status == "redacted"
+    review_record(
+        record=Record.objects.get(pk=record.pk), verdict="false_positive", actor=admin_user
+    )
+    assert Record.objects.get(pk=record.pk).status == "evidence"
+    result = derived_verify()
+    assert (result.offenders, result.released_by_review) == ([], 1)
