@@ -203,6 +203,32 @@ class LeftOut:
         self.segment, self.starts, self.counts = segment, starts, counts
         self._postings, self._removed = postings, removed
 
+    def _of(self, numbers: np.ndarray) -> "LeftOut":
+        """The same shingles, each row narrowed to the entries of `numbers`: a hash's entries
+        are in artifact order within a segment (a stable sort of artifacts added in order), so
+        each artifact's are found by a binary search of the row."""
+        bounds, segments, starts, counts = [0], [], [], []
+        for row_start, row_end in zip(self.bounds[:-1], self.bounds[1:], strict=True):
+            for row in range(int(row_start), int(row_end)):
+                start, count = int(self.starts[row]), int(self.counts[row])
+                artifacts = self._postings[int(self.segment[row])][start : start + count, 0]
+                lo = np.searchsorted(artifacts, numbers, side="left")
+                hi = np.searchsorted(artifacts, numbers, side="right")
+                kept = np.flatnonzero(hi > lo)
+                segments += [self.segment[row]] * len(kept)
+                starts += (start + lo[kept]).tolist()
+                counts += (hi[kept] - lo[kept]).tolist()
+            bounds.append(len(starts))
+        return LeftOut(
+            self.positions,
+            np.array(bounds, dtype=np.int64),
+            np.array(segments, dtype=np.uint32),
+            np.array(starts, dtype=np.int64),
+            np.array(counts, dtype=np.int64),
+            self._postings,
+            self._removed,
+        )
+
     @classmethod
     def empty(cls) -> "LeftOut":
         return cls(_EMPTY_U32, np.zeros(1, dtype=np.int64), _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, [])
@@ -231,12 +257,16 @@ class LeftOut:
             self._removed,
         )
 
-    def put_back(self, anchors: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def put_back(self, anchors: tuple, *, only=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinctive `anchors` (record position, artifact number, artifact position) of
         the same shingles with these left-out ones' entries added: what lookup() gives, in
-        its order (record positions ascending, each one's entries in the index's order)."""
+        its order (record positions ascending, each one's entries in the index's order).
+        With `only` (artifact numbers), the entries of those artifacts alone: what lookup()
+        gives of them."""
         if not len(self.positions):
             return anchors
+        if only is not None:
+            return self._of(np.unique(np.asarray(only, dtype=np.uint32))).put_back(anchors)
         row_positions = np.repeat(self.positions, np.diff(self.bounds))
         found, numbers, places = [anchors[0]], [anchors[1]], [anchors[2]]
         # rows grouped by segment (stably: each segment's rows keep their order), segments in

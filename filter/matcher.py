@@ -215,7 +215,7 @@ class DerivedFilter:
         for _, numbers in self._candidates(None, distinctive[1], [n_tokens]):
             # as in check_many, all the postings only for a record with candidates
             if anchors is None:
-                anchors = left_out.put_back(distinctive)
+                anchors = left_out.put_back(distinctive, only=numbers)
             return self._verdict(anchors, numbers, n_tokens)
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
@@ -235,14 +235,15 @@ class DerivedFilter:
         left_owner = np.searchsorted(firsts, left_out.positions, side="right") - 1
         left_over = np.bincount(left_owner, minlength=len(texts))
 
-        def all_anchors(record):
-            """The record's anchors, boilerplate included, with its own record positions.
-            owner and left_owner are sorted (the lookup keeps the shingles' order)."""
+        def all_anchors(record, numbers=None):
+            """The record's anchors, boilerplate included (of the artifacts `numbers` only,
+            when given), with its own record positions. owner and left_owner are sorted (the
+            lookup keeps the shingles' order)."""
             lo, hi = np.searchsorted(owner, (record, record + 1))
             anchors = (query[lo:hi], artifact_no[lo:hi], artifact_pos[lo:hi])
             if left_over[record]:
                 lo, hi = np.searchsorted(left_owner, (record, record + 1))
-                anchors = left_out[lo:hi].put_back(anchors)
+                anchors = left_out[lo:hi].put_back(anchors, only=numbers)
             return (anchors[0] - firsts[record], *anchors[1:])
 
         # A record with enough boilerplate to make a match of it alone may be a copy of that
@@ -252,7 +253,10 @@ class DerivedFilter:
         for record, numbers in self._candidates(
             owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens
         ):
-            verdicts[record] = self._verdict(all_anchors(record), numbers, n_tokens[record])
+            # only the candidates' entries of the boilerplate: a stock phrase a million
+            # artifacts share costs a binary search a candidate, not a million anchors
+            anchors = all_anchors(record, numbers)
+            verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         for record in np.flatnonzero(whole).tolist():
             anchors = all_anchors(record)
             for _, numbers in self._candidates(None, anchors[1], [n_tokens[record]]):

@@ -19,8 +19,8 @@ but a store's, shared by the machine's processes (poimen/index_store.py).
 The state is read again only when something may have moved it, not before every check: a
 write of an artifact or a policy in this process (a model signal, and again once its
 transaction commits), or in another process of the machine (which touches a file beside the
-database's manifest, signal_path(): one stat() a check), or POIMEN_INDEX_RECHECK_SECONDS gone by since the last
-read (a write on another machine, or one that bypassed the models).
+database's manifest, signal_path(): one stat() a check), or POIMEN_INDEX_RECHECK_SECONDS
+gone by since the last read (a write on another machine, or one that bypassed the models).
 """
 
 import hashlib

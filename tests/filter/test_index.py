@@ -162,3 +162,26 @@ def test_left_out_shingles_put_back_are_what_a_whole_lookup_finds():
             whole = index.lookup(query[start:end])
             assert np.array_equal(part[0] - start, whole[0])
             assert all(np.array_equal(a, b) for a, b in zip(part[1:], whole[1:], strict=True))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_left_out_entries_put_back_for_some_artifacts_are_theirs_of_the_whole_lookup(seed):
+    """A record's candidates get the boilerplate's entries of their own artifacts only (a
+    binary search in each left-out range), in segments or in one: the whole lookup's
+    anchors of those artifacts, in its order."""
+    texts, pool = _random_texts(seed, n=30)
+    rng = np.random.default_rng(seed)
+    index = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        index.add(number, shingles)
+        if number in (9, 20):
+            index.merge()
+    query = np.concatenate([texts[4][:60], pool[:100], texts[25][:30]])
+    only = rng.choice(30, size=3, replace=False)
+    whole = index.lookup(query)
+    wanted = np.isin(whole[1], only)
+    for max_run in (0, 2, 5):
+        *anchors, left_out = index.lookup_distinctive(query, max_run=max_run)
+        mine = left_out.put_back(anchors, only=only)
+        kept = np.isin(mine[1], only)
+        _same([a[kept] for a in mine], [a[wanted] for a in whole])
