@@ -31,8 +31,12 @@ def main(argv: list[str] | None = None) -> None:
     if argv[1:2] == ["mcp"]:
         # The MCP server is a client of the API: no Django. Imported here, as the mcp
         # package is an extra (poimen[mcp]).
-        from poimen.adapters.mcp import main as mcp_main
-
+        try:
+            from poimen.adapters.mcp import main as mcp_main
+        except ModuleNotFoundError as missing:
+            if missing.name != "mcp" and not (missing.name or "").startswith("mcp."):
+                raise
+            sys.exit("poimen mcp needs the MCP SDK: pip install 'poimen[mcp]'")
         mcp_main(argv[2:])
         return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poimen.settings")
