@@ -30,17 +30,23 @@ Z = 1.96
 
 
 def kappa_interval(pairs: Iterable[tuple[str, str]]) -> tuple[float, float] | None:
-    """An approximate 95% interval for cohen_kappa over `pairs`: kappa ± z·SE with the large-
-    sample SE sqrt(p_o (1 - p_o) / (n (1 - p_e)^2)) (Cohen 1960), clipped to [-1, 1]. None
-    where kappa is undefined. On a handful of pairs it is wide, which is the point."""
+    """An approximate 95% interval for cohen_kappa over `pairs`: Wilson's score interval of
+    the observed agreement p_o on n pairs, carried through kappa = (p_o - p_e) / (1 - p_e)
+    with p_e held fixed, clipped to [-1, 1]. Never of zero width (a large-sample standard
+    error is zero when every pair agrees, or none does), and wide on a handful of pairs,
+    which is the point. None where kappa is undefined."""
     pairs = list(pairs)
-    kappa = cohen_kappa(pairs)
-    if kappa is None:
+    if cohen_kappa(pairs) is None:
         return None
     n = len(pairs)
     observed = sum(1 for a, b in pairs if a == b) / n
     first = Counter(a for a, _ in pairs)
     second = Counter(b for _, b in pairs)
     expected = sum(first[label] * second[label] for label in first) / (n * n)
-    error = (observed * (1 - observed) / (n * (1 - expected) ** 2)) ** 0.5
-    return max(-1.0, kappa - Z * error), min(1.0, kappa + Z * error)
+    centre = (observed + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * (observed * (1 - observed) / n + Z * Z / (4 * n * n)) ** 0.5 / (1 + Z * Z / n)
+
+    def kappa_of(agreement: float) -> float:
+        return max(-1.0, min(1.0, (agreement - expected) / (1 - expected)))
+
+    return kappa_of(centre - half), kappa_of(centre + half)

@@ -101,32 +101,39 @@ def claims_release(*, actor, record_ids: list[int] | None = None) -> int:
     return len(released)
 
 
+# One statement takes the hold: a new row; or the row of a lapsed claim or hold, or of the
+# reviewer's own hold (renewed); never a colleague's claim in force, nor one's own batch claim
+# (which it leaves as it is). RETURNING says whether the row is the reviewer's hold now.
+# (ON CONFLICT ... DO UPDATE ... WHERE and RETURNING: PostgreSQL, and SQLite 3.35 and later.)
+_HOLD_SQL = """
+    INSERT INTO {table} (record_id, reviewer_id, claimed_at, expires_at, hold)
+    VALUES (%s, %s, %s, %s, %s)
+    ON CONFLICT (record_id) DO UPDATE SET
+        reviewer_id = excluded.reviewer_id, claimed_at = excluded.claimed_at,
+        expires_at = excluded.expires_at, hold = excluded.hold
+    WHERE {table}.expires_at <= %s
+        OR ({table}.reviewer_id = excluded.reviewer_id AND {table}.hold)
+    RETURNING reviewer_id
+"""
+
+
 def record_hold(*, record_id: int, actor) -> bool:
     """Hold record `record_id` for `actor` while review mode shows it to them (a short while,
     team_rules.hold_duration, renewed each time), letting go of the one they held before.
     False when someone else holds it (their claim or hold in force): review mode then serves
     another. A hold writes no event: it is a reading lock, gone when the reviewer moves on;
-    the verdict that follows is the event."""
+    the verdict that follows is the event. Two statements, whatever the race: a colleague's
+    hold taken first wins the row (the unique record), and this one is told False."""
     now = timezone.now()
     expires = now + team_rules.hold_duration()
-    with transaction.atomic():
-        Claim.objects.filter(reviewer=actor, hold=True).exclude(record_id=record_id).delete()
-        Claim.objects.filter(record_id=record_id, expires_at__lte=now).delete()  # lapsed
-        Claim.objects.bulk_create(
-            [
-                Claim(
-                    record_id=record_id,
-                    reviewer=actor,
-                    claimed_at=now,
-                    expires_at=expires,
-                    hold=True,
-                )
-            ],
-            ignore_conflicts=True,
+    Claim.objects.filter(reviewer=actor, hold=True).exclude(record_id=record_id).delete()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _HOLD_SQL.format(table=Claim._meta.db_table),
+            [record_id, actor.pk, now, expires, True, now],
         )
-        holder = Claim.objects.select_for_update().filter(record_id=record_id).first()
-        if holder is None or holder.reviewer_id != actor.pk:
-            return False
-        if holder.hold and holder.expires_at < expires:  # shown again: held a while more
-            Claim.objects.filter(pk=holder.pk).update(expires_at=expires)
-    return True
+        taken = cursor.fetchone()
+    if taken is not None:
+        return True
+    # Not taken: the claim in force may be the reviewer's own batch (rare: one query more).
+    return Claim.objects.active(now).filter(record_id=record_id, reviewer=actor).exists()

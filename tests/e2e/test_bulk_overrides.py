@@ -40,3 +40,14 @@ def test_a_bulk_over_a_colleague_verdict_says_whose_and_asks_once_more(
 
     page.goto(f"{live_server.url}/records/{desk_data['verbatim'].pk}/")
     expect(page.locator("[data-overrides]")).to_contain_text("overriding sam's verdict, confirmed")
+
+
+def test_a_bulk_verdict_on_a_random_sample(live_server, page, log_in, reviewer, borderline):
+    borderline(30)
+    log_in("rita", "rita-reviews-things")
+    page.goto(f"{live_server.url}/exclusions/bulk/")
+    page.locator("[data-sample]").get_by_role("link", name="10", exact=True).click()
+    expect(page.locator("[data-sample]")).to_contain_text("A random sample of 10 of the")
+    page.get_by_role("button", name="Apply to 10 records").click()
+    expect(page.locator(".messages")).to_contain_text("10 records marked")
+    assert Record.objects.filter(review__isnull=False).count() == 10

@@ -51,15 +51,20 @@ def test_no_pairs_is_undefined():
     assert cohen_kappa([]) is None
 
 
-def test_the_interval_is_kappa_plus_or_minus_its_standard_error():
-    from poimen.kappa import kappa_interval
+def test_the_interval_holds_kappa_narrows_with_records_and_is_never_a_point():
+    from poimen.kappa import cohen_kappa, kappa_interval
 
-    # 10 items: p_o 0.7, p_e 0.5, kappa 0.4; SE = sqrt(0.7 * 0.3 / (10 * 0.25)) = 0.2898.
+    # 10 items: p_o 0.7, p_e 0.5, kappa 0.4.
     pairs = [("y", "y")] * 4 + [("n", "n")] * 3 + [("y", "n")] * 2 + [("n", "y")] * 1
     low, high = kappa_interval(pairs)
-    assert low == pytest.approx(0.4 - 1.96 * 0.28983, abs=1e-4)
-    assert high == pytest.approx(0.4 + 1.96 * 0.28983, abs=1e-4)
-    # More of the same agreement narrows it.
+    assert low < cohen_kappa(pairs) < high
+    # Wilson's interval of p_o = 0.7 on 10 is 0.3968-0.8922: kappa (x - 0.5) / 0.5.
+    assert low == pytest.approx(2 * 0.39677 - 1, abs=1e-3)
+    assert high == pytest.approx(2 * 0.89224 - 1, abs=1e-3)
     low_many, high_many = kappa_interval(pairs * 10)
-    assert high_many - low_many < (high - low) / 3
+    assert high_many - low_many < (high - low) / 2.5
+    # Every pair agrees (or none does): still an interval, not a point.
+    agreeing = [("y", "y"), ("n", "n")] * 2
+    low, high = kappa_interval(agreeing)
+    assert high == 1.0 and low < 0.5
     assert kappa_interval([("y", "y")] * 5) is None  # kappa undefined
