@@ -137,7 +137,8 @@ def test_a_queued_ingest_stores_what_a_local_ingest_stores(
     assert summary(out) == summary(local_out).replace("lab-local", "lab")
     assert err.replace(str(path), "P") == local_err.replace(str(path), "P")
     queued, local = stored(database, "lab"), stored(database, "lab-local")
-    assert len(queued[0]) == 1200 and len(queued[2]) == 30
+    # 30 copies excluded, 30 near misses cut (a skill's steps pasted into a turn)
+    assert len(queued[0]) == 1200 and len(queued[2]) == 60
     assert queued == local
     workers = database.rows(
         "SELECT COUNT(DISTINCT worker), SUM(size), MIN(state), MAX(state) FROM poimen_queuedbatch"
@@ -232,7 +233,10 @@ def assert_once(database, total, *, copies, batches_failed=0):
     assert database.value(excluded) == copies
     events = "SELECT COUNT(*) FROM poimen_event WHERE type = 'derived_excluded'"
     assert database.value(events) == copies
-    assert database.value("SELECT COUNT(DISTINCT record_id) FROM poimen_event") == copies
+    # as many near misses (write_input), each a skill's steps pasted into a turn: cut
+    redacted = "SELECT COUNT(*) FROM poimen_event WHERE type = 'derived_redacted'"
+    assert database.value(redacted) == copies
+    assert database.value("SELECT COUNT(DISTINCT record_id) FROM poimen_event") == 2 * copies
     unwritten = "SELECT COUNT(*) FROM poimen_queuedbatch WHERE state <> 'written'"
     assert database.value(unwritten) == batches_failed
 
