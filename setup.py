@@ -19,6 +19,7 @@ setup(
             include=["poimen", "poimen.*", "filter", "filter.*"], exclude=["*.__pycache__"]
         ),
         "poimen.templates",
+        "poimen.templates.partials",
     ],
     package_dir={"poimen.templates": "templates"},
     package_data={

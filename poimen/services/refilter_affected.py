@@ -72,10 +72,9 @@ def records_refilter_affected(*, artifacts, actor=None) -> RefilterResult:
     change, against every artifact; the others are left as they are."""
     artifact_index, _ = live_index.current()
     artifacts = list(artifacts)
-    kinds = set(Artifact.objects.values_list("kind", flat=True))
     result = RefilterResult()
     ids = records_affected(artifacts, artifact_index.policies)
     records = Record.objects.filter(pk__in=ids).select_related("review")
     for page in keyset_pages(records, _PAGE):
-        refilter_page(page, artifact_index=artifact_index, kind=None, kinds=kinds, result=result)
+        refilter_page(page, artifact_index=artifact_index, result=result)
     return result
