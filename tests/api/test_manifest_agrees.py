@@ -17,7 +17,7 @@ from poimen.services import artifact_register
 from tests.conftest import UNRELATED
 from tests.factories import demo_skill
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("chained_as_committed")]
 
 
 def register(name="release-notes"):
