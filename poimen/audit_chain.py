@@ -63,23 +63,27 @@ def chain(previous: str, events: Iterable, *, seq: int = 0) -> str:
     return previous
 
 
-# PostgreSQL: each event inserted is chained at its transaction's commit (a deferred
-# constraint trigger), in the order the transaction inserted them; the head row is locked
-# then, for the moment of the commit. SECURITY DEFINER: it runs as the tables' owner, so the
-# server's role needs no UPDATE on events; the append-only trigger lets this one update pass
-# (an unsealed event given its place and hash, nothing else changed).
+# PostgreSQL: the events a transaction inserted are chained at its commit (a deferred
+# constraint trigger; its first firing chains them all, in the order they were inserted, and
+# writes the head once); the head row is locked then, for the moment of the commit.
+# SECURITY DEFINER: it runs as the tables' owner, so the server's role needs no UPDATE on
+# events; the append-only trigger lets this one update pass (an unsealed event given its place
+# and hash, nothing else changed).
 SEAL_SQL = """
 CREATE OR REPLACE FUNCTION poimen_event_seal() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
     place bigint;
     head text;
+    unsealed record;
+    ids bigint[] := '{}';
+    places bigint[] := '{}';
+    hashes text[] := '{}';
 BEGIN
-    UPDATE poimen_audithead
-       SET events = events + 1, last_id = NEW.id,
-           hash = encode(sha256(convert_to(hash || NEW.content_hash, 'UTF8')), 'hex')
-     WHERE id = 1
-    RETURNING events, hash INTO place, head;
+    IF (SELECT seq FROM poimen_event WHERE id = NEW.id) IS NOT NULL THEN
+        RETURN NULL;  -- sealed already, with the first of its transaction's events
+    END IF;
+    SELECT events, hash INTO place, head FROM poimen_audithead WHERE id = 1 FOR UPDATE;
     IF NOT FOUND THEN
         -- the head row gone (a flush of every table): again from the last sealed event
         INSERT INTO poimen_audithead (id, events, last_id, hash)
@@ -87,13 +91,22 @@ BEGIN
         UPDATE poimen_audithead h
            SET hash = coalesce((SELECT e.hash FROM poimen_event e WHERE e.seq = h.events), h.hash)
          WHERE id = 1;
-        UPDATE poimen_audithead
-           SET events = events + 1, last_id = NEW.id,
-               hash = encode(sha256(convert_to(hash || NEW.content_hash, 'UTF8')), 'hex')
-         WHERE id = 1
-        RETURNING events, hash INTO place, head;
+        SELECT events, hash INTO place, head FROM poimen_audithead WHERE id = 1 FOR UPDATE;
     END IF;
-    UPDATE poimen_event SET seq = place, hash = head WHERE id = NEW.id;
+    -- Every event this transaction inserted (others' are not visible until they commit), in
+    -- the order it inserted them: chained at once, the head written once.
+    FOR unsealed IN SELECT id, content_hash FROM poimen_event WHERE seq IS NULL ORDER BY id LOOP
+        place := place + 1;
+        head := encode(sha256(convert_to(head || unsealed.content_hash, 'UTF8')), 'hex');
+        ids := ids || unsealed.id;
+        places := places || place;
+        hashes := hashes || head;
+    END LOOP;
+    UPDATE poimen_event e SET seq = v.place, hash = v.hash
+      FROM unnest(ids, places, hashes) AS v(id, place, hash)
+     WHERE e.id = v.id;
+    UPDATE poimen_audithead SET events = place, last_id = ids[cardinality(ids)], hash = head
+     WHERE id = 1;
     RETURN NULL;
 END
 $$;

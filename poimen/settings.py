@@ -2,6 +2,7 @@
 read here and nowhere else (docs/deploy.md lists the variables for a deployment)."""
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -180,6 +181,11 @@ if _DATABASE["ENGINE"].endswith("sqlite3"):
     # at its first write, where a lock held by another cannot be waited for), and waits up to
     # 30 s for it, so an ingest, a verdict and an API call take turns instead of failing.
     _DATABASE["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+    # The test database is a file too: an in-memory one shared between threads (the browser
+    # tests' live server) has table locks that no busy timeout waits for.
+    _DATABASE["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"poimen-test-{os.getpid()}.sqlite3")
+    }
 
 DATABASES = {
     "default": {

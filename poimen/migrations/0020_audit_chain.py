@@ -40,12 +40,23 @@ def chain_fill(apps, schema_editor):
             cursor.execute(SEAL_SQL)
 
 
-UNSEAL_SQL = "DROP TRIGGER IF EXISTS poimen_event_seal ON poimen_event;"
+# Back to 0019: no seal, and the append-only function as migration 0002 made it.
+UNSEAL_SQL = """
+DROP TRIGGER IF EXISTS poimen_event_seal ON poimen_event;
+DROP FUNCTION IF EXISTS poimen_event_seal();
+CREATE OR REPLACE FUNCTION poimen_event_append_only() RETURNS trigger AS $$
+BEGIN
+    RAISE EXCEPTION 'poimen_event is append-only: % refused', TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END
+$$ LANGUAGE plpgsql;
+"""
 
 
 def seal_drop(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNSEAL_SQL)
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(UNSEAL_SQL)
 
 
 class Migration(migrations.Migration):

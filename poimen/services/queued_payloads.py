@@ -132,6 +132,12 @@ def batch_refusal_tell(job: str, why: str) -> None:
 
 
 def batch_refusal(job: str) -> str | None:
-    """Why a worker refused `job`'s batches, or None."""
-    said = payload_store().get(REFUSED_PREFIX + job)
+    """Why a worker refused `job`'s batches, or None (also when the broker's Redis cannot be
+    asked now: the next look asks again)."""
+    import redis
+
+    try:
+        said = payload_store().get(REFUSED_PREFIX + job)
+    except (redis.ConnectionError, redis.TimeoutError, ValueError):
+        return None
     return said.decode("utf-8") if said else None

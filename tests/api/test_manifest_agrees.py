@@ -3,21 +3,21 @@
 a torn last line is repaired by the next write; sync_manifest names every difference and mends
 them, and verify_audit names them."""
 
-import resource
-import signal
+import errno
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from filter import ArtifactRecord
+from poimen import manifest
 from poimen.manifest import ManifestUnwritable, manifest_append, manifest_read
 from poimen.models import Artifact, Event
 from poimen.services import artifact_register
 from tests.conftest import UNRELATED
 from tests.factories import demo_skill
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("chained_as_committed")]
 
 
 def register(name="release-notes"):
@@ -39,18 +39,41 @@ def test_a_manifest_that_cannot_be_written_leaves_the_artifact_out_of_force(
     assert not Event.objects.filter(type="artifact_registered").exists()
 
 
-def test_a_disk_that_fills_mid_line_leaves_no_torn_line_and_nothing_in_force(manifest_in_tmp):
+class DiskFillsMidLine:
+    """The manifest's file, on a disk that fills after half of the next write."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def __iter__(self):
+        return iter(self.stream)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.stream.__exit__(*exc)
+
+    def write(self, data):
+        self.stream.write(data[: len(data) // 2])
+        self.stream.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_disk_that_fills_mid_line_leaves_no_torn_line_and_nothing_in_force(
+    manifest_in_tmp, monkeypatch
+):
     register("incident-review")
     size = manifest_in_tmp.stat().st_size
-    before = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (size + 100, hard))  # room for a part of a line
-    try:
-        with pytest.raises(ManifestUnwritable):
-            register("release-notes")
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, before)
+    monkeypatch.setattr(
+        manifest, "open", lambda *a, **k: DiskFillsMidLine(open(*a, **k)), raising=False
+    )
+    with pytest.raises(ManifestUnwritable, match="No space left on device"):
+        register("release-notes")
+    monkeypatch.undo()
     assert manifest_in_tmp.stat().st_size == size
     assert list(Artifact.objects.values_list("name", flat=True)) == ["incident-review"]
     register("release-notes")

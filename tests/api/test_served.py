@@ -127,3 +127,28 @@ def test_slow_clients_do_not_starve_the_server(served):
     finally:
         for connection in slow:
             connection.close()
+
+
+def test_the_same_record_from_eight_threads_is_stored_once_and_every_answer_given(served):
+    """On SQLite too: the writers take turns (a transaction waits for the write lock as it
+    begins), no 503, and the run counts every record."""
+    import threading
+
+    base, token = served
+    answers, failures = [], []
+
+    def post():
+        try:
+            client = Client(base, token, timeout=30, on_error="raise")
+            answers.append(client.check([{"id": "same", "text": "the very same note"}])[0])
+        except Exception as error:  # noqa: BLE001 - a failure is what the test looks for
+            failures.append(error)
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert failures == []
+    assert sorted(a.stored for a in answers) == ["already"] * 7 + ["new"]
+    assert {a.status for a in answers} == {"evidence"}

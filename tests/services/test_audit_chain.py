@@ -16,16 +16,7 @@ from poimen.models import AuditHead, Event
 from poimen.services.audit import audit_verify
 from tests.factories import manage
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def chained_as_committed(request):
-    """On PostgreSQL events are chained as their transaction commits (a deferred trigger); a
-    test's transaction never commits, so its events are chained as each statement ends."""
-    if "database" not in request.fixturenames and connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("chained_as_committed")]
 
 
 def tamper(sql: str, params=()):
