@@ -135,10 +135,10 @@ def test_the_migration_chains_the_events_there_were():
     logged(4)
     tamper("UPDATE poimen_event SET hash = '', seq = NULL")
     assert "never chained" in verify_fails()
-    # as they were before migration 0020
+    # as they were before migration 0023
     tamper("UPDATE poimen_event SET hash = '', seq = NULL, content_hash = ''")
     AuditHead.objects.all().delete()
-    migration = __import__("poimen.migrations.0020_audit_chain", fromlist=["chain_fill"])
+    migration = __import__("poimen.migrations.0023_audit_chain", fromlist=["chain_fill"])
     editor = SimpleNamespace(connection=connection, execute=connection.cursor().execute)
     migration.chain_fill(apps, editor)
     assert audit_verify().ok

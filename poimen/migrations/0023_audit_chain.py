@@ -62,7 +62,7 @@ def seal_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0020_desk_holds_visits_one_time_passwords'),
+        ('poimen', '0022_desk_holds_visits_one_time_passwords'),
     ]
 
     operations = [

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poimen', '0020_shadow_mode'),
+        ('poimen', '0021_shadow_mode'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
