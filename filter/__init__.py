@@ -6,10 +6,11 @@ come out: normalise -> tokens with offsets -> shingles -> index -> passages -> o
 
 from filter.artifacts import ArtifactRecord, sha256_hex
 from filter.errors import ManifestError, ShinglingMismatch
-from filter.matcher import DerivedFilter, Match, MixedCoverage, Verdict
+from filter.matcher import DerivedFilter
 from filter.normalise import NORMALISER_VERSION, Tokens, tokenise, words
 from filter.passages import Passage, match_passages
 from filter.shingles import DEFAULT_PARAMS, ShingleParams, readable, shingle_text
+from filter.verdict import Match, MixedCoverage, Verdict
 
 __all__ = [
     "DEFAULT_PARAMS",

@@ -13,7 +13,7 @@ import pytest
 
 from filter import ArtifactRecord, DerivedFilter, MixedCoverage
 from filter.decision import across_kinds
-from filter.matcher import Match as FilterMatch
+from filter.verdict import Match as FilterMatch
 from poimen.derived_rule import derived_condition
 from poimen.models import Artifact, IngestRun, KindPolicy, Match, Record
 from poimen.policies import Policies
