@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from filter.decide import Decision, Facts, coverage_facts, decide, mixed_facts
-from filter.decision import across_kinds
 from poimen.artifact_index import ArtifactIndex
 from poimen.checked import Checked
+from poimen.derived_rule import across_kinds_in_force
 from poimen.models import Event, IngestRun, Match, Record
 from poimen.policies import Policies, report_floor
 from poimen.readers import Candidate, content_sha256
@@ -182,7 +182,7 @@ def decision_data(record: Record, decision: Decision | None, policies: Policies)
     data = record_snapshot(record)
     mixed = record.mixed_coverage
     if mixed:
-        threshold = float(across_kinds(*(policies.threshold_for(k) for k in mixed["kinds"])))
+        threshold, _ = across_kinds_in_force(policies, mixed["kinds"])
         data["across_kinds"] = {
             "coverage": round(mixed["coverage"], 6),
             "threshold": threshold,

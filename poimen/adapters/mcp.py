@@ -70,9 +70,7 @@ def server(guard: Client, *, source: str = "mcp") -> MCPServer:
         sent = [{**record.model_dump(exclude_none=True), "source": source} for record in records]
         return [_checked(result) for result in guard.check(sent, store=store)]
 
-    @app.tool()
-    def register(kind: str, name: str, text: str) -> Registered:
-        """Register an artifact the agent emitted (a skill it wrote, a file it loads)."""
+    def registered(kind: str, name: str, text: str) -> Registered:
         artifact = guard.register(kind, name, text)
         return Registered(
             registered=artifact is not None,
@@ -82,17 +80,15 @@ def server(guard: Client, *, source: str = "mcp") -> MCPServer:
         )
 
     @app.tool()
+    def register(kind: str, name: str, text: str) -> Registered:
+        """Register an artifact the agent emitted (a skill it wrote, a file it loads)."""
+        return registered(kind, name, text)
+
+    @app.tool()
     def register_injected(block: str) -> Registered:
         """Register the block of memories injected into a prompt, so that a transcript
         restating it is caught."""
-        name = injected_name(source, block)
-        artifact = guard.register(INJECTED_KIND, name, block)
-        return Registered(
-            registered=artifact is not None,
-            kind=INJECTED_KIND,
-            name=name,
-            created=bool(artifact and artifact.created),
-        )
+        return registered(INJECTED_KIND, injected_name(source, block), block)
 
     return app
 
