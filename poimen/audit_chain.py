@@ -85,12 +85,18 @@ BEGIN
     END IF;
     SELECT events, hash INTO place, head FROM poimen_audithead WHERE id = 1 FOR UPDATE;
     IF NOT FOUND THEN
-        -- the head row gone (a flush of every table): again from the last sealed event
+        -- the head row gone (a flush of every table): again from the last sealed event. Two
+        -- transactions may find it gone at once; the second waits on the first's row, then
+        -- inserts nothing and takes the head as the first left it.
         INSERT INTO poimen_audithead (id, events, last_id, hash)
-        SELECT 1, coalesce(max(seq), 0), NULL, '{genesis}' FROM poimen_event;
-        UPDATE poimen_audithead h
-           SET hash = coalesce((SELECT e.hash FROM poimen_event e WHERE e.seq = h.events), h.hash)
-         WHERE id = 1;
+        SELECT 1, coalesce(max(seq), 0), NULL, '{genesis}' FROM poimen_event
+        ON CONFLICT (id) DO NOTHING;
+        IF FOUND THEN
+            UPDATE poimen_audithead h
+               SET hash = coalesce((SELECT e.hash FROM poimen_event e WHERE e.seq = h.events),
+                                   h.hash)
+             WHERE id = 1;
+        END IF;
         SELECT events, hash INTO place, head FROM poimen_audithead WHERE id = 1 FOR UPDATE;
     END IF;
     -- Every event this transaction inserted (others' are not visible until they commit), in

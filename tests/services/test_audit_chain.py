@@ -168,3 +168,50 @@ def test_concurrent_writing_processes_keep_one_chain(database):
     out, errors = verify.communicate(timeout=120)
     assert verify.returncode == 0, out.decode() + errors.decode()
     assert "80 events, the chain intact" in out.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_transactions_that_find_the_head_gone_at_once_keep_one_chain(database):
+    """After a flush of every table the first seal re-creates the head row; a second
+    transaction sealing at that moment waits on the new row, then chains after it (it used to
+    fail with a duplicate key). The first seals at once and holds its transaction open."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite chains in Python, one writer at a time")
+    import threading
+
+    import psycopg
+
+    url = database.env["DATABASE_URL"].replace("postgres://", "postgresql://")
+    AuditHead.objects.all().delete()
+    first, second = psycopg.connect(url), psycopg.connect(url)
+    insert = (
+        "INSERT INTO poimen_event (type, kind, data, created_at, content_hash, hash)"
+        " VALUES ('status_changed', '', '{}', now(), %s, '')"
+    )
+    sealing = "SET CONSTRAINTS poimen_event_seal IMMEDIATE"
+    first.execute(insert, ("a" * 64,))
+    first.execute(sealing)  # the head re-created, uncommitted, its row held
+    failures = []
+
+    def seal_second():
+        try:
+            with second.transaction():
+                second.execute(insert, ("b" * 64,))
+                second.execute(sealing)  # waits on the first's head row
+        except psycopg.Error as error:
+            failures.append(error)
+
+    waiting = threading.Thread(target=seal_second)
+    waiting.start()
+    waiting.join(timeout=1)
+    assert waiting.is_alive()  # blocked on the first's uncommitted head
+    first.commit()
+    waiting.join(timeout=30)
+    first.close(), second.close()
+    assert failures == []
+    (one, first_hash), (two, second_hash) = database.rows(
+        "SELECT seq, hash FROM poimen_event ORDER BY seq"
+    )
+    assert (one, two) == (1, 2)
+    assert first_hash == chained_hash(GENESIS, "a" * 64)
+    assert second_hash == chained_hash(first_hash, "b" * 64)
