@@ -22,12 +22,14 @@ demo: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(if $(findstring not e2e,$(PYTEST_ARGS)),,@$(MAKE) --no-print-directory browser)
 	$(BIN)/ruff check .
+	$(BIN)/python scripts/import-cycles
 	scripts/lint-css
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python scripts/import-cycles
 	scripts/lint-css
 
 bench: $(BIN)/.installed

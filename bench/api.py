@@ -98,8 +98,8 @@ def phase_ingest(folder: Path, records: list[dict], database_url: str) -> dict:
 def _refresh_times() -> dict:
     """What a server process pays to follow one change, in ms (best of 3): its index loaded
     whole, against a refresh after one artifact is registered and after a threshold moves."""
-    from poimen.artifact_index import artifact_index_load
-    from poimen.index_version import LiveIndex
+    from poimen.decision.artifact_index import artifact_index_load
+    from poimen.decision.index_version import LiveIndex
     from poimen.services import artifact_register, threshold_change
 
     def best(step) -> float:

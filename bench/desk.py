@@ -48,7 +48,7 @@ SERVER_WORKERS = 2
 def _recreate_database(url: str) -> None:
     import psycopg
 
-    from poimen.database_url import parse_database_url
+    from poimen.db.database_url import parse_database_url
 
     config = parse_database_url(url, default_sqlite=ROOT / "unused.sqlite3")
     name = config["NAME"]
@@ -438,7 +438,7 @@ def review_verdicts(client, n: int) -> tuple[float, float, float]:
         times.append(elapsed)
     for record in given:
         review = Review.objects.filter(record=record).order_by("-id").first()
-        # Undone by the reviewer who gave it: one undoes only one's own (poimen.verdicts).
+        # Undone by the reviewer who gave it: one undoes only one's own (poimen.team.verdicts).
         services.review_undo(record=record, actor=review.reviewer, seen_review_id=review.pk)
     times = times[3:]  # the first three warm the connection and the caches
     return statistics.median(times), p95(times), max(times)

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.harness import recreate_database
+
 
 class Texts:
     """Seeded prose of a 4,000-word Zipf-like vocabulary (real words at the top of it), so that
@@ -344,7 +346,6 @@ def measure_ingest(folder: Path) -> dict:
 
 def _ingest_setup(database_url: str, tmp: Path, seed: int) -> None:
     """A fresh PostgreSQL database holding 200 artifacts."""
-    from bench.ingest import recreate_database
 
     recreate_database(database_url)
     os.environ["DATABASE_URL"] = database_url

@@ -13,6 +13,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench.harness import peak_rss_mb, prepared_database
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -98,7 +100,6 @@ def celery_workers(count: int, env: dict, log_folder: Path):
 def phase_queued(folder: Path, records_file: Path, batch_size: int, workers: int) -> dict:
     """records_ingest_queued of the file with `workers` celery workers (CELERY_BROKER_URL set
     by the caller, the database freshly migrated and holding the artifacts)."""
-    from bench.ingest import peak_rss_mb, prepared_database
 
     prepared_database(folder)
     from poimen.services import records_ingest_queued

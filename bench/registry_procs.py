@@ -72,7 +72,7 @@ class _Rows:
 def _reader(store_path, derived_filter: DerivedFilter, light, texts, records, stop, out):
     """A server process or queue worker: checks batches; between two, one stat() of the rows'
     signal; when it moved, the new rows are read, appended to the store unless another process
-    did first (poimen/index_store.py's store_index), the new segments mapped, the new
+    did first (poimen/decision/index_store.py's store_index), the new segments mapped, the new
     artifacts' light records added to a copy of the filter (index_version.LiveIndex)."""
     store = SegmentStore(store_path)
     view, rows = StoreView(store), _Rows(store_path.parent)

@@ -2,6 +2,8 @@
 
 Pure Python (with numpy and xxhash); knows nothing of Django. Text goes in, verdicts and spans
 come out: normalise -> tokens with offsets -> shingles -> index -> passages -> overlap -> verdict.
+
+May import: nothing (it knows nothing of Django or of poimen).
 """
 
 from filter.artifacts import ArtifactRecord, sha256_hex

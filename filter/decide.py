@@ -61,7 +61,7 @@ RESTATEMENT_OVERLAP = 1.0
 
 
 class PolicyBook(Protocol):
-    """Per-kind settings a decision reads (poimen.policies.Policies is one)."""
+    """Per-kind settings a decision reads (poimen.decision.policies.Policies is one)."""
 
     def threshold_for(self, kind: str) -> float: ...
     def min_shared_for(self, kind: str) -> int: ...

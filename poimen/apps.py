@@ -11,9 +11,9 @@ class PoimenConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from poimen import checks  # noqa: F401 (registers check --deploy's own warnings)
-        from poimen.index_version import connect_signals
-        from poimen.lockout import record_lockout
+        from poimen.decision.index_version import connect_signals
         from poimen.views.accounts import note_one_time_password
+        from poimen.views.lockout import record_lockout
 
         user_locked_out.connect(record_lockout, dispatch_uid="poimen_record_lockout")
         user_logged_in.connect(note_one_time_password, dispatch_uid="poimen_one_time_password")

@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         execute_from_command_line(argv)
     except DatabaseError as error:
-        from poimen.readiness import command_failure
+        from poimen.db.readiness import command_failure
 
         problem = command_failure(argv[1] if len(argv) > 1 else "", error)
         if problem is None:

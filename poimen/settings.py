@@ -13,7 +13,7 @@ from filter.decision import (
     DEFAULT_REPORT_FLOOR,
     DEFAULT_THRESHOLD,
 )
-from poimen.database_url import parse_database_url
+from poimen.db.database_url import parse_database_url
 
 # The source tree (or, for an installed package, site-packages): code, never data.
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: every log line written while a request is answered names it (a 500's traceback).
-    "poimen.request_ids.RequestIdMiddleware",
+    "poimen.web.request_ids.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files before anything else touches the request (sessions, auth): cheap and cached.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -113,9 +113,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "poimen.middleware.ContentSecurityPolicyMiddleware",
+    "poimen.web.middleware.ContentSecurityPolicyMiddleware",
     # A one-time password from add_user is replaced before any other page (views.accounts).
-    "poimen.middleware.OneTimePasswordMiddleware",
+    "poimen.web.middleware.OneTimePasswordMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -126,7 +126,7 @@ API_MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "poimen.middleware.ContentSecurityPolicyMiddleware",
+    "poimen.web.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 # Warnings and errors to stderr (journald under systemd), each with the request it happened in:
@@ -134,7 +134,7 @@ API_MIDDLEWARE = [
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "poimen.request_ids.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "poimen.web.request_ids.RequestIdFilter"}},
     "formatters": {
         "line": {"format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s: %(message)s"}
     },
@@ -211,8 +211,8 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_number("POIMEN_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_number("POIMEN_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_LOCKOUT_CALLABLE = "poimen.lockout.login_locked_out"
-AXES_CLIENT_IP_CALLABLE = "poimen.lockout.client_address"
+AXES_LOCKOUT_CALLABLE = "poimen.views.lockout.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "poimen.views.lockout.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 
@@ -248,8 +248,10 @@ _MANIFEST_FOLDER = (
 )
 POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST") or _MANIFEST_FOLDER / ".artifacts.jsonl")
 
-# The artifact index shared by the processes of this machine (poimen/index_store.py): a folder
-# of memory-mapped segment files, one store per database (empty: each process builds its own).
+# The artifact index shared by the processes of this machine (poimen/decision/index_store.py): a
+# folder of memory-mapped segment files, one store per database (empty: each process builds its
+# own).
+# 
 POIMEN_INDEX_DIR = os.environ.get("POIMEN_INDEX_DIR", "")
 # How stale a process's index may be when nothing signalled a change (a write on another
 # machine): the database's index state is read again after this many seconds (0: every check).
@@ -333,7 +335,7 @@ POIMEN_QUEUE_RESEND_AFTER = env_number("POIMEN_QUEUE_RESEND_AFTER", 600)
 # the batch is reported as failed with its input lines.
 POIMEN_QUEUE_MAX_ATTEMPTS = env_number("POIMEN_QUEUE_MAX_ATTEMPTS", 10)
 
-# --- The desk for a team (claims, second reviews); poimen/team_rules.py reads these ----------
+# --- The desk for a team (claims, second reviews); poimen/team/team_rules.py reads these ----------
 # A claim takes this many unreviewed records of a filter for one reviewer...
 POIMEN_CLAIM_BATCH_SIZE = env_number("POIMEN_CLAIM_BATCH_SIZE", 25)
 # ...for this many minutes; then the records a reviewer did not judge return to the pool.

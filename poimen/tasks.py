@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from poimen.celery import app
-from poimen.readiness import database_identity
+from poimen.db.readiness import database_identity
 from poimen.services import queued, queued_payloads, queued_worker
 
 log = get_task_logger(__name__)

@@ -214,7 +214,7 @@ def fresh_desk_caches():
 def fresh_live_index():
     """The API's index follows the highest artifact id; a rolled-back test database can hand
     the same id to another artifact in the next test, so every test starts without one."""
-    from poimen.index_version import live_index
+    from poimen.decision.index_version import live_index
 
     live_index.reset()
     yield
@@ -446,8 +446,8 @@ def borderline(desk_data, make_record):
 @pytest.fixture
 def chained_as_committed(request):
     """On PostgreSQL events are chained into the audit log as their transaction commits (a
-    deferred trigger, poimen/audit_chain.py); a test's transaction never commits, so for a test
-    that verifies the log they are chained as each statement ends."""
+    deferred trigger, poimen/ledger/audit_chain.py); a test's transaction never commits, so for a
+    test that verifies the log they are chained as each statement ends."""
     from django.db import connection
 
     if "database" not in request.fixturenames and connection.vendor == "postgresql":

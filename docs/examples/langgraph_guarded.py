@@ -11,7 +11,7 @@ import os
 from langgraph.store.memory import InMemoryStore
 
 from poimen.adapters.langgraph import GuardedStore
-from poimen.client import Client
+from poimen.agent.client import Client
 
 guard = Client(os.environ["POIMEN_URL"], os.environ["POIMEN_TOKEN"], timeout=2.0)
 store = GuardedStore(InMemoryStore(), guard)  # then builder.compile(store=store)

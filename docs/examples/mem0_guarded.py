@@ -12,7 +12,7 @@ import os
 from mem0 import Memory
 
 from poimen.adapters.mem0 import GuardedMemory, memories_block
-from poimen.client import Client
+from poimen.agent.client import Client
 
 guard = Client(os.environ["POIMEN_URL"], os.environ["POIMEN_TOKEN"], timeout=2.0)
 memory = GuardedMemory(Memory(), guard)

@@ -3,7 +3,7 @@ LangMem and any graph write through `BaseStore.put`.
 
     from langgraph.store.memory import InMemoryStore
     from poimen.adapters.langgraph import GuardedStore
-    from poimen.client import Client
+    from poimen.agent.client import Client
 
     store = GuardedStore(InMemoryStore(), Client(url, token))
     graph = builder.compile(store=store)
@@ -24,7 +24,7 @@ from langgraph.store.base import BaseStore, Op, PutOp, Result, SearchOp
 from filter.normalise import words
 from filter.shingles import DEFAULT_PARAMS
 from poimen.adapters.records import INJECTED_KIND, injected_name, record_id
-from poimen.client import Client
+from poimen.agent.client import Client
 
 SOURCE = "langgraph"
 

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
 
 from poimen.adapters.records import INJECTED_KIND, injected_name
-from poimen.client import CheckResult, Client
+from poimen.agent.client import CheckResult, Client
 
 INSTRUCTIONS = (
     "poimen keeps a memory from learning from its own output. Before storing text as a "

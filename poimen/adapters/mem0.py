@@ -2,7 +2,7 @@
 
     from mem0 import Memory
     from poimen.adapters.mem0 import GuardedMemory
-    from poimen.client import Client
+    from poimen.agent.client import Client
 
     memory = GuardedMemory(Memory(), Client(url, token))
     found = memory.search(question, filters={"user_id": "ana"})  # the block is registered
@@ -17,7 +17,7 @@ prompt, so that a later transcript restating that block is caught. Everything el
 from typing import Any
 
 from poimen.adapters.records import INJECTED_KIND, decision_metadata, injected_name, record_id
-from poimen.client import Client
+from poimen.agent.client import Client
 
 SOURCE = "mem0"
 

@@ -3,7 +3,7 @@ metadata, and the block of memories a system injects as the artifact it is."""
 
 import hashlib
 
-from poimen.client import CheckResult
+from poimen.agent.client import CheckResult
 
 # The kind a block of injected memories is registered as: the desk's own kind for what
 # an agent loads from its memory (CLAUDE.md, memory files).

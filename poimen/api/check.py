@@ -176,7 +176,5 @@ def check(request, payload: CheckIn):
     result = records_check(items=payload.records, store=payload.store, token=token)
     # Built to the schema here, so not validated against it again: that took as long as the
     # check of a batch (`response=CheckOut` stays for the OpenAPI schema). Rendered by the
-    # API's own renderer (imported here: urls.py imports this module).
-    from poimen.api.urls import api
-
-    return api.create_response(request, _answer(result), status=200)
+    # API's own renderer: the router knows the API it was added to.
+    return router.api.create_response(request, _answer(result), status=200)

@@ -10,8 +10,8 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from poimen.api.auth import NO_TOKEN
-from poimen.artifact_index import ArtifactUnusable
-from poimen.manifest import ManifestUnwritable
+from poimen.decision.artifact_index import ArtifactUnusable
+from poimen.ledger.manifest import ManifestUnwritable
 
 log = logging.getLogger("poimen.api")
 

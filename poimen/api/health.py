@@ -1,13 +1,13 @@
 """GET /api/v1/health: up, the database reachable, the index version, the artifact count, and
-the artifacts whose shingles are not this version's (poimen/artifact_index.py's
+the artifacts whose shingles are not this version's (poimen/decision/artifact_index.py's
 stale_artifacts): "degraded" while some cannot be matched at all (every check is refused)."""
 
 from django.db import DatabaseError
 from ninja import Router, Schema, Status
 
 from poimen.api.errors import limits
-from poimen.artifact_index import stale_artifacts
-from poimen.index_version import index_state
+from poimen.decision.artifact_index import stale_artifacts
+from poimen.decision.index_version import index_state
 
 router = Router(tags=["health"])
 

@@ -1,9 +1,9 @@
-"""The team's groups: reviewers and threshold admins, with their permissions (poimen.roles)."""
+"""The team's groups: reviewers and threshold admins, with their permissions (poimen.team.roles)."""
 
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from poimen.roles import role_groups_sync
+from poimen.team.roles import role_groups_sync
 
 
 def create_groups(apps, schema_editor):

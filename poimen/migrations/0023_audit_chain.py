@@ -3,7 +3,7 @@
 import django.utils.timezone
 from django.db import migrations, models
 
-from poimen.audit_chain import GENESIS, SEAL_SQL, chain, content_hash
+from poimen.ledger.audit_chain import GENESIS, SEAL_SQL, chain, content_hash
 
 # The append-only trigger (migration 0002) stands aside while the migration, run by the
 # table's owner, chains each existing event once.

@@ -1,6 +1,9 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
 matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
-reviews, saved filters. Import them from here."""
+reviews, saved filters. Import them from here.
+
+May import: poimen.db, poimen.ledger.
+"""
 
 from poimen.models.accounts import OneTimePassword
 from poimen.models.api_tokens import ApiToken

@@ -7,7 +7,7 @@ from django.db import models
 
 class OneTimePassword(models.Model):
     """`user` still logs in with the one-time password `add_user` printed: the desk asks for a
-    new one before anything else (poimen.middleware.OneTimePasswordMiddleware). Deleted when
+    new one before anything else (poimen.web.middleware.OneTimePasswordMiddleware). Deleted when
     they replace it."""
 
     user = models.OneToOneField(

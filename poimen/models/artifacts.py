@@ -61,7 +61,7 @@ def default_paste_words() -> int:
 
 class KindPolicy(models.Model):
     """The filter's settings for one kind of artifact; a kind without a row uses the defaults
-    (poimen.policies says which values hold)."""
+    (poimen.decision.policies says which values hold)."""
 
     class OnDerived(models.TextChoices):
         EXCLUDE = "exclude", "exclude the whole record"

@@ -4,8 +4,8 @@ from django.conf import settings
 from django.db import connections, models, transaction
 from django.utils import timezone
 
-from poimen.audit_chain import GENESIS, chain, content_hash
-from poimen.copy_insert import insert_all
+from poimen.db.copy_insert import insert_all
+from poimen.ledger.audit_chain import GENESIS, chain, content_hash
 from poimen.models.artifacts import Artifact
 from poimen.models.records import IngestRun, Record
 
@@ -45,7 +45,7 @@ class EventManager(models.Manager):
 
     def log_many(self, events: list["Event"]) -> None:
         """Write events made by `log(save=False)` in one statement; their pks are set. The
-        chain is extended at commit on PostgreSQL (poimen/audit_chain.py, SEAL_SQL), here on
+        chain is extended at commit on PostgreSQL (poimen/ledger/audit_chain.py, SEAL_SQL), here on
         SQLite, whose write lock the first statement takes (so the head read is the last)."""
         if not events:
             return
@@ -149,7 +149,7 @@ class Event(models.Model):
     data = models.JSONField(default=dict, blank=True)
     # Set by `log` (not auto_now_add): the time the hash covers is the time stored.
     created_at = models.DateTimeField(default=timezone.now, editable=False)
-    # The hash chain (poimen/audit_chain.py): what the event says, hashed when it is made;
+    # The hash chain (poimen/ledger/audit_chain.py): what the event says, hashed when it is made;
     # its place in the chain and the hash over its predecessor's and its content's, set as
     # its transaction commits (PostgreSQL) or as it is written (SQLite).
     content_hash = models.CharField(max_length=64, default="", editable=False)

@@ -6,6 +6,8 @@ histories (`aider`), ChatGPT's conversations.json (`chatgpt`), JSON documents of
 (`messages`, `gemini`), and any other text file, one record (`document`). Everything wrong
 with the input becomes a `Problem` ("path:line: why") and the reading goes on; ids are stable,
 so reading the same input again yields the same ids.
+
+May import: nothing (readers know nothing of Django: the hook runs them where the server is not).
 """
 
 from poimen.readers.base import (

@@ -5,9 +5,11 @@ aggregates over whole tables are cached under keys that change whenever the data
 (selectors.cache; `caches_clear()` forgets them all).
 
 The public names are gathered here, so a view asks `selectors.exclusion_list(...)`.
+
+May import: filter, poimen.db, poimen.decision, poimen.models, poimen.team, poimen.web.
 """
 
-from poimen.policies import report_floor
+from poimen.decision.policies import report_floor
 from poimen.selectors.api import api_artifact, api_artifacts, api_record, api_record_matches
 from poimen.selectors.artifacts import (
     artifact_ids_named,

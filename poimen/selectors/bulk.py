@@ -8,7 +8,7 @@ from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Mod
 
 from poimen.models import Record
-from poimen.verdicts import overridden_condition
+from poimen.team.verdicts import overridden_condition
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ import hashlib
 from django.core.cache import cache
 from django.db.models import Max
 
+from poimen.decision.policies import Policies, report_floor
 from poimen.models import Event, Match, Record
-from poimen.policies import Policies, report_floor
-from poimen.request_memo import forget, once_a_request
+from poimen.web.request_memo import forget, once_a_request
 
 # In-process caches (numpy arrays too big to pickle into the cache on every request), by name.
 _in_process: dict[str, dict] = {}

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
 from django.db.models.functions import Abs
 
+from poimen.decision.policies import Policies
 from poimen.models import Artifact
-from poimen.policies import Policies
 
 # The cursor's closeness becomes an index bound on the overlap a little wider than exact; the
 # exact test on the closeness itself is made on every row the walk reads.

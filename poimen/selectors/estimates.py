@@ -37,11 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from poimen.decision.policies import Policies, report_floor
 from poimen.models import Record
-from poimen.policies import Policies, report_floor
 from poimen.selectors.cache import decision_version, kept_in_process
 from poimen.selectors.tuning import HISTOGRAM_BINS, VERDICT_CODES, DecisionTable, decision_table
-from poimen.team_rules import COPY, JUDGEMENTS, NOT_COPY
+from poimen.team.team_rules import COPY, JUDGEMENTS, NOT_COPY
 
 # Wilson's z for a 95% interval.
 Z = 1.96

@@ -1,7 +1,7 @@
 """Which kinds there are, and the thresholds in force, as the desk shows them."""
 
+from poimen.decision.policies import Policies
 from poimen.models import Artifact
-from poimen.policies import Policies
 
 
 def kinds_known() -> list[str]:

@@ -17,9 +17,9 @@ from django.db.models import (
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast, Coalesce, Greatest, Lower, StrIndex, Substr
 
-from poimen.derived_rule import at_most_threshold_condition
+from poimen.decision.derived_rule import at_most_threshold_condition
+from poimen.decision.policies import Policies, report_floor
 from poimen.models import Artifact, Match, Record, Review
-from poimen.policies import Policies, report_floor
 from poimen.selectors.closeness import Closeness
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
 from poimen.selectors.paging import neighbours, sorted_by

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
 
+from poimen.decision.policies import Policies
 from poimen.models import Record, Review
-from poimen.policies import Policies
 from poimen.selectors.cache import cache_key, cached, decision_version
 from poimen.selectors.kinds import kinds_known
 from poimen.selectors.lists import near_miss_condition

@@ -9,7 +9,7 @@ import numpy as np
 from django.db.models import Count, Max
 
 from filter import DEFAULT_PARAMS, match_passages, shingle_text
-from poimen.artifact_records import artifact_to_record
+from poimen.decision.artifact_records import artifact_to_record
 from poimen.models import Artifact, Record
 from poimen.selectors.cache import kept_in_process
 

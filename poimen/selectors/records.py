@@ -4,9 +4,9 @@ from dataclasses import dataclass
 
 from django.db.models import F, Q, QuerySet
 
-from poimen.derived_rule import across_kinds_in_force, mixed_exceeds_stored
+from poimen.decision.derived_rule import across_kinds_in_force, mixed_exceeds_stored
+from poimen.decision.policies import Policies
 from poimen.models import Event, Match, Record, Review
-from poimen.policies import Policies
 
 
 def for_detail(queryset: QuerySet) -> QuerySet:

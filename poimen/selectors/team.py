@@ -8,9 +8,9 @@ from datetime import datetime
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from poimen import team_rules
-from poimen.kappa import cohen_kappa, kappa_interval
 from poimen.models import Claim, Record, SecondReview
+from poimen.team import team_rules
+from poimen.team.kappa import cohen_kappa, kappa_interval
 
 
 def claims_shown(records: list[Record], user=None) -> "MyClaims | None":

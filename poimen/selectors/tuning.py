@@ -1,7 +1,7 @@
 """Threshold tuning: the overlap histogram of a kind and what a new threshold would do.
 
-A preview evaluates the derived rule (poimen.derived_rule, from filter.decision) on arrays of
-the kind's stored matches and coverage, so it answers as a threshold change would apply it.
+A preview evaluates the derived rule (poimen.decision.derived_rule, from filter.decision) on arrays
+of the kind's stored matches and coverage, so it answers as a threshold change would apply it.
 """
 
 import json
@@ -24,15 +24,15 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Floor
 
-from poimen.derived_rule import (
+from poimen.db.planning import without_jit
+from poimen.decision.derived_rule import (
     across_kinds_in_force,
     derived_by_rows,
     derived_condition,
     without_kind,
 )
+from poimen.decision.policies import Policies
 from poimen.models import Artifact, Event, Match, Record, ThresholdChange
-from poimen.planning import without_jit
-from poimen.policies import Policies
 from poimen.selectors.cache import cached, data_version, decision_version, kept_in_process
 from poimen.selectors.common import UNREVIEWED, VERDICTS
 from poimen.selectors.kinds import kinds_known

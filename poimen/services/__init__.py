@@ -2,6 +2,9 @@
 accounts.
 
 Keyword-only functions named <thing>_<action>, one module per job; import them from here.
+
+May import: filter, poimen.agent, poimen.celery, poimen.db, poimen.decision, poimen.ledger,
+poimen.models, poimen.readers, poimen.selectors, poimen.team.
 """
 
 from poimen.services.accounts import (
@@ -27,6 +30,7 @@ from poimen.services.bulk_reviews import (
 )
 from poimen.services.claims import ClaimResult, claims_release, record_hold, records_claim
 from poimen.services.common import InputError
+from poimen.services.disagreements import disagreement_settle
 from poimen.services.export import (
     EXPORT_FIELD_NAMES,
     EXPORT_FIELDS,
@@ -59,7 +63,6 @@ from poimen.services.saved_filters import (
 )
 from poimen.services.second_review import (
     SecondReviewTaken,
-    disagreement_settle,
     second_review_give,
     second_review_route,
 )

@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from poimen.models import Event, OneTimePassword
-from poimen.roles import ROLES, role_groups_sync
 from poimen.services.common import InputError
+from poimen.team.roles import ROLES, role_groups_sync
 
 
 def _role(name: str):

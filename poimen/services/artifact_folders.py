@@ -7,7 +7,7 @@ Licence files and files that are not text are skipped and counted everywhere.
 
 A project (`import_artifacts --project DIR`) is read as Claude Code and Codex read one: its
 memory files, .claude/skills/*/ (kind `skill`), .claude/agents/ (`agent`) and
-.claude/commands/ (`command`), kinds and names by poimen.agent_files (the rule poimen-hook
+.claude/commands/ (`command`), kinds and names by poimen.agent.agent_files (the rule poimen-hook
 follows too).
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from filter import ArtifactRecord
-from poimen.agent_files import (
+from poimen.agent.agent_files import (
     DEFINITION_FOLDERS,
     MEMORY,
     SKILL,

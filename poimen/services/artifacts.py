@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, ManifestError, readable
-from poimen.artifact_records import artifact_from_record, artifact_to_record
-from poimen.manifest import (
+from poimen.decision.artifact_records import artifact_from_record, artifact_to_record
+from poimen.ledger.manifest import (
     manifest_append,
     manifest_read,
     manifest_read_numbered,
@@ -63,7 +63,7 @@ def _artifact_text_fill(
 ) -> Artifact:
     """A row known by its shingles alone given its text (the same sha256: the same text), and
     the shingles made from it: how an artifact of an earlier normaliser is brought up to date
-    (poimen/artifact_index.py's stale_artifacts)."""
+    (poimen/decision/artifact_index.py's stale_artifacts)."""
     fresh = artifact_from_record(artifact_record)
     with transaction.atomic():
         filled = Artifact.objects.filter(pk=artifact.pk, text="").update(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from poimen.audit_chain import CONTENT_FIELDS, walk
+from poimen.ledger.audit_chain import CONTENT_FIELDS, walk
 from poimen.models import AuditHead, Event
 from poimen.services.common import InputError
 

@@ -2,12 +2,12 @@
 already (by source and id, or by their own identity under any label) and the policies in
 force when it is written."""
 
-from poimen.artifact_index import ArtifactIndex, artifact_index_under
-from poimen.checked import Checked, check_texts
+from poimen.decision.artifact_index import ArtifactIndex, artifact_index_under
+from poimen.decision.checked import Checked, check_texts
+from poimen.decision.policies import Policies
 from poimen.models import Record
-from poimen.policies import Policies
 from poimen.readers import Candidate
-from poimen.record_keys import existing_record_keys
+from poimen.selectors.record_keys import existing_record_keys
 
 
 def stored_keys(batch: list[Candidate]) -> set:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
 from poimen.services.reviews import _verdict
-from poimen.verdicts import overridden, verdict_misfit
+from poimen.team.verdicts import overridden, verdict_misfit
 
 CHUNK = 1000
 # What `verdicts.overridden` reads of a review in force.

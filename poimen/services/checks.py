@@ -16,14 +16,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from poimen.artifact_index import ArtifactIndex
-from poimen.checked import Checked, check_texts
-from poimen.index_version import live_index
+from poimen.decision.artifact_index import ArtifactIndex
+from poimen.decision.checked import Checked, check_texts
+from poimen.decision.index_version import live_index
+from poimen.decision.record_decision import CandidateDecision, candidate_decided
 from poimen.models import ApiToken, Event, IngestRun, Record
 from poimen.readers import Candidate, Problem
 from poimen.readers.base import FileContext, oversize, unstorable
 from poimen.readers.records import records_line
-from poimen.record_decision import CandidateDecision, candidate_decided
 from poimen.services.ingest import (
     IngestResult,
     candidates_ingest,

@@ -15,9 +15,9 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from poimen import team_rules
 from poimen.models import Claim, Event
 from poimen.services.common import InputError
+from poimen.team import team_rules
 
 
 @dataclass(frozen=True)

@@ -14,17 +14,18 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from poimen.artifact_index import ArtifactIndex, artifact_index_load
-from poimen.check_pool import BatchChecker
-from poimen.checked import Checked
-from poimen.copy_insert import insert_all
+from poimen.db.copy_insert import insert_all
+from poimen.decision.artifact_index import ArtifactIndex, artifact_index_load
+from poimen.decision.check_pool import BatchChecker
+from poimen.decision.checked import Checked
+from poimen.decision.policies import Policies
+from poimen.decision.record_decision import decision_event, record_decided, thresholds_in_force
 from poimen.models import (
     Artifact,
     Event,
     IngestRun,
     Record,
 )
-from poimen.policies import Policies
 from poimen.readers import (
     Candidate,
     Problem,
@@ -33,7 +34,6 @@ from poimen.readers import (
     record_keys,
     source_label_problem,
 )
-from poimen.record_decision import decision_event, record_decided, thresholds_in_force
 from poimen.services.batches import checked_in_force, stored_keys
 from poimen.services.common import InputError, batch_size_or_default
 

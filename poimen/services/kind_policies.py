@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
+from poimen.decision.policies import Policies
+from poimen.decision.stored_decisions import records_touched_by
 from poimen.models import Event, KindPolicy
-from poimen.policies import Policies
 from poimen.services.common import InputError
 from poimen.services.redecide import DecisionCounts, records_redecide
 from poimen.services.thresholds import check_known_kind
-from poimen.stored_decisions import records_touched_by
 
 
 @dataclass(kw_only=True)

@@ -18,10 +18,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from poimen.db.readiness import database_identity
+from poimen.decision.policies import Policies
 from poimen.models import IngestRun, QueuedBatch, Record
-from poimen.policies import Policies
 from poimen.readers import Candidate, Problem, record_keys
-from poimen.readiness import database_identity
 from poimen.services.common import InputError, batch_size_or_default
 from poimen.services.ingest import (
     KEPT_PROBLEMS,

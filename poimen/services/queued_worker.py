@@ -9,10 +9,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from poimen.checked import check_texts
-from poimen.index_version import LiveIndex
+from poimen.decision.checked import check_texts
+from poimen.decision.index_version import LiveIndex
+from poimen.decision.policies import Policies
 from poimen.models import IngestRun, QueuedBatch, Record
-from poimen.policies import Policies
 from poimen.readers import Candidate
 from poimen.services.ingest import IngestResult, _write_batch_once
 from poimen.services.queued import REFILTER_COUNTS

@@ -1,5 +1,5 @@
-"""Deciding stored records again from stored data (poimen.stored_decisions, filter.decide) and
-writing what moved: a threshold change, a kind's policy change, and their dry runs and
+"""Deciding stored records again from stored data (poimen.decision.stored_decisions, filter.decide)
+and writing what moved: a threshold change, a kind's policy change, and their dry runs and
 previews, which are the same computation with nothing written.
 """
 
@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from filter.decide import Decision
+from poimen.decision.policies import Policies
+from poimen.decision.record_decision import decision_event
+from poimen.decision.stored_decisions import decide_stored
 from poimen.models import Event, Record
-from poimen.policies import Policies
-from poimen.record_decision import decision_event
 from poimen.services.common import status_in_force
-from poimen.stored_decisions import decide_stored
 
 # The key decision_events counts a verdict that held a record under, with the verdict.
 _KEPT = "kept"

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from poimen.artifact_index import ArtifactIndex, artifact_index_load
-from poimen.checked import check_texts
-from poimen.keyset import keyset_pages
+from poimen.db.keyset import keyset_pages
+from poimen.decision.artifact_index import ArtifactIndex, artifact_index_load
+from poimen.decision.checked import check_texts
+from poimen.decision.record_decision import apply_checked
 from poimen.models import Event, Match, Record
-from poimen.record_decision import apply_checked
 from poimen.services.common import batch_size_or_default
 from poimen.services.redecide import DecisionCounts, decision_before, decision_events
 from poimen.services.thresholds import check_known_kind

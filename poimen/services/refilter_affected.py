@@ -20,10 +20,10 @@ from filter import DEFAULT_PARAMS
 from filter.align import MIN_ANCHORS
 from filter.index import ShingleIndex
 from filter.shingles import texts_shingles
-from poimen.index_version import live_index
-from poimen.keyset import keyset_pages
+from poimen.db.keyset import keyset_pages
+from poimen.decision.index_version import live_index
+from poimen.decision.policies import Policies
 from poimen.models import Artifact, Record
-from poimen.policies import Policies
 from poimen.services.refilter import RefilterResult, refilter_page
 
 _PAGE = 2_000

@@ -6,7 +6,7 @@ from django.utils import timezone
 from poimen.models import Event, Record, Review
 from poimen.services.common import InputError, status_in_force
 from poimen.services.second_review import second_review_route
-from poimen.verdicts import overridden, undo_refusal, verdict_misfit
+from poimen.team.verdicts import overridden, undo_refusal, verdict_misfit
 
 REVIEW_EVENTS = {
     Review.Verdict.CONFIRMED: Event.Type.REVIEW_CONFIRMED,

@@ -8,14 +8,14 @@ review_record, as any verdict is)."""
 from django.db import transaction
 from django.utils import timezone
 
-from poimen import team_rules
+from poimen.decision.policies import Policies
 from poimen.models import Event, Record, Review, SecondReview
-from poimen.policies import Policies
 from poimen.services.common import InputError
-from poimen.verdicts import verdict_misfit
+from poimen.team import team_rules
+from poimen.team.verdicts import verdict_misfit
 
 
-def _about(record: Record) -> dict:
+def event_about(record: Record) -> dict:
     best = record.best_artifact
     return {"record": record, "artifact": best, "kind": best.kind if best else ""}
 
@@ -38,7 +38,7 @@ def second_review_route(*, review: Review, record: Record) -> SecondReview | Non
         Event.Type.SECOND_REVIEW_ROUTED,
         actor=review.reviewer,
         data={"best_overlap": record.best_overlap, "threshold": threshold},
-        **_about(record),
+        **event_about(record),
     )
     return second
 
@@ -47,7 +47,7 @@ class SecondReviewTaken(InputError):
     """Someone else gave the second verdict first (theirs is not shown: the review is blind)."""
 
 
-def _verdict(value: str) -> Review.Verdict:
+def verdict_of(value: str) -> Review.Verdict:
     try:
         return Review.Verdict(value)
     except ValueError:
@@ -58,7 +58,7 @@ def _verdict(value: str) -> Review.Verdict:
 
 def second_review_give(*, second: SecondReview, verdict: str, actor) -> SecondReview:
     """The second, blind verdict on a record: by anyone who did not give the first; once."""
-    verdict = _verdict(verdict)
+    verdict = verdict_of(verdict)
     with transaction.atomic():
         second = (
             SecondReview.objects.select_for_update(of=("self",))
@@ -96,51 +96,6 @@ def second_review_give(*, second: SecondReview, verdict: str, actor) -> SecondRe
                 "second": verdict.value,
                 "verdict": "disagree" if team_rules.disagree(first, verdict) else "agree",
             },
-            **_about(second.record),
+            **event_about(second.record),
         )
     return second
-
-
-def disagreement_settle(*, second: SecondReview, verdict: str, actor, note: str = "") -> Review:
-    """Settle a disagreement with `verdict` (one of the two, or a third): the verdict in force
-    becomes it (through review_record, unless it already holds), and a `disagreement_settled`
-    event records both verdicts and the settlement. Once per disagreement."""
-    from poimen.services.reviews import review_record
-
-    verdict = _verdict(verdict)
-    with transaction.atomic():
-        second = (
-            SecondReview.objects.select_for_update(of=("self",))
-            .select_related("first_review", "record", "settled_by")
-            .get(pk=second.pk)
-        )
-        if second.judged_at is None or not team_rules.disagree(
-            second.first_review.verdict, second.verdict
-        ):
-            raise InputError(f"record #{second.record_id}: there is no disagreement to settle")
-        if second.settled_at is not None:
-            who = second.settled_by.get_username() if second.settled_by else "someone"
-            raise InputError(
-                f"record #{second.record_id}: {who} settled it already as "
-                f"{second.get_settled_verdict_display()}"
-            )
-        record = Record.objects.select_related("review", "best_artifact").get(pk=second.record_id)
-        in_force = record.review
-        if in_force is None or in_force.verdict != verdict:
-            in_force = review_record(record=record, verdict=verdict, actor=actor, note=note)
-        second.settled_verdict = verdict
-        second.settled_by = actor
-        second.settled_at = timezone.now()
-        second.save(update_fields=["settled_verdict", "settled_by", "settled_at"])
-        Event.objects.log(
-            Event.Type.DISAGREEMENT_SETTLED,
-            actor=actor,
-            data={
-                "first": second.first_review.verdict,
-                "second": second.verdict,
-                "settled": verdict.value,
-                "note": note,
-            },
-            **_about(record),
-        )
-    return in_force

@@ -6,15 +6,15 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from poimen.db.planning import without_jit
+from poimen.decision.policies import Policies, report_floor
+from poimen.decision.restatements import RESTATEMENT_KINDS
+from poimen.decision.stored_decisions import records_a_threshold_moves
 from poimen.models import Artifact, Event, KindPolicy, Match, ThresholdChange
-from poimen.planning import without_jit
-from poimen.policies import Policies, report_floor
-from poimen.restatements import RESTATEMENT_KINDS
 from poimen.selectors.tuning import ThresholdPreview
 from poimen.selectors.tuning import threshold_preview as tuning_preview
 from poimen.services.common import InputError, check_kind
 from poimen.services.redecide import DecisionCounts, records_redecide
-from poimen.stored_decisions import records_a_threshold_moves
 
 
 @dataclass(kw_only=True)

@@ -5,11 +5,11 @@ from dataclasses import dataclass, field
 
 from filter import match_passages
 from filter.decide import BY_PASTE, BY_RESTATEMENT, decide
-from poimen.artifact_index import artifact_index_load
-from poimen.checked import check_texts
-from poimen.keyset import keyset_pages
+from poimen.db.keyset import keyset_pages
+from poimen.decision.artifact_index import artifact_index_load
+from poimen.decision.checked import check_texts
+from poimen.decision.record_decision import checked_facts
 from poimen.models import Event, Match, Record, Review
-from poimen.record_decision import checked_facts
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from django.utils.text import Truncator
 from django.utils.timezone import template_localtime
 
 from poimen.models import IngestRun
+from poimen.team.verdicts import undo_refusal
 from poimen.templatetags.desk import overlap_in_kind, search_hit, verdict_label, when
-from poimen.verdicts import undo_refusal
 
 register = template.Library()
 
@@ -57,7 +57,7 @@ class _Shared:
     list_name: str
     back_to_list: str
     use_tz: bool
-    user: object  # the reader: a row offers undo of their own verdict only (poimen.verdicts)
+    user: object  # the reader: a row offers undo of their own verdict only (poimen.team.verdicts)
 
 
 def _shared(context) -> _Shared:

@@ -1,9 +1,10 @@
-"""The verdict buttons ask poimen.verdicts which verdicts to offer: `{% load verdicts %}`,
+"""The verdict buttons ask poimen.team.verdicts which verdicts to offer: `{% load verdicts %}`,
 then `{% for verdict in record|verdicts_offered %}`."""
 
 from django import template
 
-from poimen import services, verdicts
+from poimen import services
+from poimen.team import verdicts
 
 register = template.Library()
 

@@ -5,8 +5,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import reverse_lazy
 
 from poimen import services
-from poimen.middleware import ONE_TIME
 from poimen.selectors.accounts import has_one_time_password
+from poimen.web.middleware import ONE_TIME
 
 
 def note_one_time_password(sender, request, user, **kwargs):

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from django.urls import reverse
 from django.utils.html import format_html
 
-from poimen import verdicts
 from poimen.models import Review
 from poimen.models.reviews import REASON_DEFINITIONS
+from poimen.team import verdicts
 from poimen.views.common import list_url
 
 # Any id the <int:…> converters accept: the reversed URL is cut around its digits.
@@ -56,7 +56,7 @@ class RowLinks:
 
 def rows_linked(rows: list, list_name: str, list_query: str) -> dict:
     """Mark each row of list `list_name` with `links` (RowLinks) and `offered` (the verdicts
-    the desk offers on it, poimen.verdicts), so that its partial asks neither `{% url %}` nor
+    the desk offers on it, poimen.team.verdicts), so that its partial asks neither `{% url %}` nor
     a filter per button; `list_query` is the list's filters, carried to the record view.
     Returns what the rows' partial needs of the page: the list to come back to, and a false
     positive's reasons with their keys."""

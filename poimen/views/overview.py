@@ -2,8 +2,9 @@
 
 from django.views.decorators.http import require_GET
 
-from poimen import charts, selectors, services
-from poimen.artifact_index import stale_artifacts
+from poimen import selectors, services
+from poimen.decision.artifact_index import stale_artifacts
+from poimen.selectors import charts
 from poimen.views.common import render_page
 
 

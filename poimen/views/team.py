@@ -8,9 +8,10 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from poimen import selectors, services, team_rules
+from poimen import selectors, services
 from poimen.models import Review, SecondReview
-from poimen.verdicts import verdicts_fitting
+from poimen.team import team_rules
+from poimen.team.verdicts import verdicts_fitting
 from poimen.views.common import (
     LISTS,
     can_review,

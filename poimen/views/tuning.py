@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
-from poimen.charts import estimate_lines, histogram_chart
 from poimen.forms import KindPolicyForm, ThresholdChangeForm, ThresholdPreviewForm
+from poimen.selectors.charts import estimate_lines, histogram_chart
 from poimen.views.common import render_page, require_tune
 
 

@@ -29,6 +29,6 @@ def guard_token(db):
 
 @pytest.fixture
 def guard(live_server, guard_token):
-    from poimen.client import Client
+    from poimen.agent.client import Client
 
     return Client(live_server.url, guard_token, timeout=30, on_error="raise")

@@ -2,7 +2,7 @@
 health; the schema and the docs page."""
 
 from filter import ArtifactRecord
-from poimen.manifest import manifest_read
+from poimen.ledger.manifest import manifest_read
 from poimen.models import Artifact, Event
 from tests.conftest import UNRELATED, demo_skill
 

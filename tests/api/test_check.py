@@ -221,7 +221,7 @@ def test_a_threshold_committed_between_check_and_write_decides_what_is_stored_an
 
     from django.db import connection
 
-    from poimen.index_version import index_version, live_index
+    from poimen.decision.index_version import index_version, live_index
     from poimen.models import KindPolicy
     from poimen.services import threshold_change
     from tests.factories import near_copy

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from filter.decide import decide
-from poimen.artifact_index import artifact_index_load
-from poimen.checked import check_texts
+from poimen.decision.artifact_index import artifact_index_load
+from poimen.decision.checked import check_texts
+from poimen.decision.record_decision import checked_facts
 from poimen.models import Record
-from poimen.record_decision import checked_facts
 from poimen.services import artifact_register, derived_verify
 from tests.strategies import ARTIFACTS, records
 

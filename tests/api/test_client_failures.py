@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from poimen.client import UNCHECKED, Client, PoimenError
+from poimen.agent.client import UNCHECKED, Client, PoimenError
 
 HEALTH = {
     "status": "ok",

@@ -10,10 +10,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from filter import ArtifactRecord
-from poimen.artifact_index import artifact_index_load
-from poimen.artifact_records import artifact_from_record
-from poimen.index_store import index_store
-from poimen.index_version import LiveIndex, index_state, index_version, signal_path
+from poimen.decision.artifact_index import artifact_index_load
+from poimen.decision.artifact_records import artifact_from_record
+from poimen.decision.index_store import index_store
+from poimen.decision.index_version import LiveIndex, index_state, index_version, signal_path
 from poimen.models import KindPolicy
 from poimen.services import threshold_change
 from tests.conftest import UNRELATED, demo_skill
@@ -135,7 +135,7 @@ def test_a_kinds_index_adds_only_that_kinds_artifacts(make_artifact):
 
 def test_the_client_and_the_hook_import_nothing_of_django():
     code = (
-        "import sys, poimen.client, poimen.hook, poimen.readers; "
+        "import sys, poimen.agent.client, poimen.agent.hook, poimen.readers; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,5 +1,5 @@
 """The API served for real (pytest-django's live_server: Django's threaded server in this
-process), used by poimen.client and by the poimen-hook console script in its own process,
+process), used by poimen.agent.client and by the poimen-hook console script in its own process,
 fed real-shaped Claude Code hook events and transcripts on stdin."""
 
 import hashlib
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from poimen.client import Client, PoimenError
+from poimen.agent.client import Client, PoimenError
 from poimen.models import Artifact, Record
 from tests.conftest import UNRELATED, demo_skill
 

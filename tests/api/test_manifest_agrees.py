@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from filter import ArtifactRecord
-from poimen import manifest
-from poimen.manifest import ManifestUnwritable, manifest_append, manifest_read
+from poimen.ledger import manifest
+from poimen.ledger.manifest import ManifestUnwritable, manifest_append, manifest_read
 from poimen.models import Artifact, Event
 from poimen.services import artifact_register
 from tests.conftest import UNRELATED

@@ -1,5 +1,5 @@
 """The API through the production server (`manage.py serve`: gunicorn, 2 worker processes) on
-a database of its own, used by poimen.client: an artifact registered through one worker is
+a database of its own, used by poimen.agent.client: an artifact registered through one worker is
 in force for the next request to every worker."""
 
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from poimen.client import Client
+from poimen.agent.client import Client
 from tests.conftest import UNRELATED, demo_skill
 
 ROOT = Path(__file__).resolve().parents[2]

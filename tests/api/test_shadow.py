@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from poimen.client import Client
+from poimen.agent.client import Client
 from poimen.models import ApiToken, Event, IngestRun, Record
 from poimen.services.tokens import api_token_create
 from tests.api.conftest import ApiClient

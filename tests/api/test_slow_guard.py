@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from poimen.client import Client, PoimenError
+from poimen.agent.client import Client, PoimenError
 
 
 @pytest.fixture

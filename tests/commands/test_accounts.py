@@ -6,7 +6,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from poimen.models import Event
-from poimen.roles import ROLES
+from poimen.team.roles import ROLES
 
 
 def add_user(capsys, username, role):

@@ -1,5 +1,5 @@
 """A team's database upgraded to norm-v2: artifacts stored with norm-v1 shingles, with text and
-without, then records ingested, checked again and verified (poimen/artifact_index.py)."""
+without, then records ingested, checked again and verified (poimen/decision/artifact_index.py)."""
 
 import io
 import json
@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, renderings, sha256_hex, shingle_text
-from poimen.artifact_index import stale_artifacts
+from poimen.decision.artifact_index import stale_artifacts
 from poimen.models import SHINGLE_DTYPE, Artifact, Match, Record
 from tests.factories import demo_skill
 

@@ -3,7 +3,7 @@
 import io
 
 from filter import ArtifactRecord
-from poimen.manifest import manifest_append, manifest_read, manifest_write
+from poimen.ledger.manifest import manifest_append, manifest_read, manifest_write
 from tests.factories import demo_skill
 
 

@@ -1,5 +1,5 @@
 """The derived rule has one definition (filter.decision) and three forms: the matcher's Python,
-the SQL a threshold change applies (poimen.derived_rule.derived_condition) and the arrays a
+the SQL a threshold change applies (poimen.decision.derived_rule.derived_condition) and the arrays a
 preview evaluates (DecisionTable.derived_at). On thousands of random records, with values on a
 coarse grid so that ties with the threshold and with min_shared come up often, all three
 must call the same records derived: by one match, by a kind's coverage, and by the coverage
@@ -14,9 +14,9 @@ import pytest
 from filter import ArtifactRecord, DerivedFilter, MixedCoverage
 from filter.decision import across_kinds
 from filter.verdict import Match as FilterMatch
-from poimen.derived_rule import derived_condition
+from poimen.decision.derived_rule import derived_condition
+from poimen.decision.policies import Policies
 from poimen.models import Artifact, IngestRun, KindPolicy, Match, Record
-from poimen.policies import Policies
 from poimen.selectors import caches_clear, decision_table
 
 KINDS = ("skill", "reference", "doc")

@@ -1,8 +1,8 @@
-"""Cohen's kappa (poimen/kappa.py) against cases worked by hand, and its edge cases."""
+"""Cohen's kappa (poimen/team/kappa.py) against cases worked by hand, and its edge cases."""
 
 import pytest
 
-from poimen.kappa import cohen_kappa
+from poimen.team.kappa import cohen_kappa
 
 
 def test_a_hand_computed_case():
@@ -52,7 +52,7 @@ def test_no_pairs_is_undefined():
 
 
 def test_the_interval_holds_kappa_narrows_with_records_and_is_never_a_point():
-    from poimen.kappa import cohen_kappa, kappa_interval
+    from poimen.team.kappa import cohen_kappa, kappa_interval
 
     # 10 items: p_o 0.7, p_e 0.5, kappa 0.4.
     pairs = [("y", "y")] * 4 + [("n", "n")] * 3 + [("y", "n")] * 2 + [("n", "y")] * 1

@@ -1,10 +1,10 @@
-"""The team's rules (poimen/team_rules.py): the borderline band, the second-review share,
+"""The team's rules (poimen/team/team_rules.py): the borderline band, the second-review share,
 copy-or-not judgements and their SQL form, the record as the filter left it."""
 
 import pytest
 
-from poimen import team_rules
 from poimen.models import Record, Review, SecondReview
+from poimen.team import team_rules
 
 VERDICTS = Review.Verdict.values
 

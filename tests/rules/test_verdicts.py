@@ -1,4 +1,4 @@
-"""Which verdicts fit a record (poimen.verdicts): the rule itself, the review service refusing
+"""Which verdicts fit a record (poimen.team.verdicts): the rule itself, the review service refusing
 exactly what does not fit, and the desk's buttons (record page and list row) offering exactly
 what the rule offers."""
 
@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from poimen.models import Record, Review
 from poimen.services import InputError, review_record
-from poimen.verdicts import verdicts_fitting, verdicts_offered
+from poimen.team.verdicts import verdicts_fitting, verdicts_offered
 
 C, FP, FN = Review.Verdict.CONFIRMED, Review.Verdict.FALSE_POSITIVE, Review.Verdict.FALSE_NEGATIVE
 KEYS = {C: "c", FP: "f", FN: "n"}

@@ -2,13 +2,13 @@
 write seen by the next request, never lost for good; outside requests and in a POST, read
 every time."""
 
+from poimen.decision.policies import Policies
 from poimen.models import Event, KindPolicy
-from poimen.policies import Policies
+from poimen.selectors import data_version
 
 # The receivers of request_started and request_finished (sending the signals would also close
 # the test's database connection, as Django does between requests).
-from poimen.request_memo import _request_began, _request_ended
-from poimen.selectors import data_version
+from poimen.web.request_memo import _request_began, _request_ended
 
 
 def _event() -> None:

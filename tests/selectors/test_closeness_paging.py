@@ -9,8 +9,8 @@ import itertools
 import pytest
 
 from poimen import selectors
+from poimen.decision.policies import Policies, report_floor
 from poimen.models import KindPolicy, Record, Review
-from poimen.policies import Policies, report_floor
 
 # Dyadic overlaps tie exactly on both sides of 0.75 and 0.5; the others do not tie at all.
 OVERLAPS = [1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25, 0.81, 0.8, 0.79, 0.55, 0.45, 0.95, 0.3]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from filter import renderings
-from poimen.artifact_index import artifact_index_load
+from poimen.decision.artifact_index import artifact_index_load
 from poimen.models import Event, KindPolicy, Record
 from poimen.selectors import caches_clear
 from poimen.services import (

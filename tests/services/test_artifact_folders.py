@@ -101,7 +101,7 @@ def test_a_project_registers_what_an_agent_working_in_it_loads(project):
 def test_the_hook_names_each_file_a_project_import_registers_as_the_import_does(project):
     """poimen-hook registers a file as the agent writes it; by the one rule (agent_files)
     it is the artifact import_artifacts --project makes of it."""
-    from poimen.agent_files import file_artifact
+    from poimen.agent.agent_files import file_artifact
 
     write(project / "docs" / "memory" / "decisions.md", "# Decisions\n\nPostgres, not MySQL.\n")
     artifacts_import(path=project, project=True)

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from filter import ArtifactRecord, ShingleParams
-from poimen.manifest import manifest_read
+from poimen.ledger.manifest import manifest_read
 from poimen.models import Artifact, Event
 from poimen.services import (
     InputError,
@@ -97,7 +97,7 @@ def test_manifest_import_without_text_still_matches(tmp_path):
     assert result.registered == 1
     artifact = Artifact.objects.get()
     assert artifact.text == ""
-    from poimen.artifact_index import artifact_index_load
+    from poimen.decision.artifact_index import artifact_index_load
 
     verdict = artifact_index_load().filter.check(demo_skill("release-notes"))
     assert verdict.derived
@@ -170,7 +170,7 @@ def test_folder_import_reports_a_name_too_long_to_store(tmp_path):
 
 @pytest.mark.django_db
 def test_artifacts_shingled_under_old_params_are_made_again_once_and_kept(make_artifact):
-    from poimen.artifact_index import artifact_index_load
+    from poimen.decision.artifact_index import artifact_index_load
 
     artifact = make_artifact(name="release-notes")
     Artifact.objects.filter(pk=artifact.pk).update(shingle_k=7, shingles=b"\0" * 8)

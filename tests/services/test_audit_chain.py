@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
 
-from poimen.audit_chain import GENESIS, chained_hash, content_hash
+from poimen.ledger.audit_chain import GENESIS, chained_hash, content_hash
 from poimen.models import AuditHead, Event
 from poimen.services.audit import audit_verify
 from tests.factories import manage

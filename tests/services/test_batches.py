@@ -3,8 +3,8 @@
 import pytest
 from django.db import transaction
 
-from poimen.artifact_index import artifact_index_load
-from poimen.checked import check_texts
+from poimen.decision.artifact_index import artifact_index_load
+from poimen.decision.checked import check_texts
 from poimen.models import KindPolicy
 from poimen.readers import Candidate
 from poimen.services.batches import checked_in_force

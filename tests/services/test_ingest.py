@@ -244,7 +244,7 @@ def test_a_source_label_too_long_to_store_is_refused(tmp_path):
 
 
 def test_an_input_of_one_batch_is_checked_without_starting_workers(skills, tmp_path, monkeypatch):
-    from poimen.check_pool import BatchChecker
+    from poimen.decision.check_pool import BatchChecker
 
     def no_fork(self):
         raise AssertionError("workers started for a single batch")

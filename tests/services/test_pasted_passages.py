@@ -166,7 +166,7 @@ def test_a_refilter_of_every_kind_or_one_keeps_restatements_out(artifacts, sessi
 
 def test_a_reviewer_confirms_or_releases_a_pasted_passages_cut(artifacts, tmp_path, admin_user):
     from poimen.services import review_record
-    from poimen.verdicts import verdicts_fitting
+    from poimen.team.verdicts import verdicts_fitting
 
     pasted = renderings.word_slice(reference("django-deployment-guide"), words=170, seed=4)
     record = ingest(tmp_path, pasted=f"{GENUINE}\n\n{pasted}")["pasted"]

@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 
 from poimen import selectors
-from poimen.middleware import CONTENT_SECURITY_POLICY
 from poimen.models import Artifact, Record
 from poimen.selectors import paging, passages
+from poimen.web.middleware import CONTENT_SECURITY_POLICY
 from tests.factories import demo_skill
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from poimen.request_ids import RequestIdFilter
+from poimen.web.request_ids import RequestIdFilter
 
 pytestmark = pytest.mark.django_db
 

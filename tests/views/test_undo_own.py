@@ -1,4 +1,4 @@
-"""Undo is of one's own verdicts (poimen.verdicts.undo_refusal, which the review service
+"""Undo is of one's own verdicts (poimen.team.verdicts.undo_refusal, which the review service
 enforces): a colleague's verdict in force is shown with who gave it and when, has no undo, and
 is changed only by a new verdict, which its event records as overriding theirs."""
 
@@ -104,7 +104,7 @@ def test_a_verdict_over_ones_own_records_no_override(desk_data, reviewer):
 
 def test_the_service_withdraws_only_the_actors_own_verdict(desk_data, reviewer, otto):
     record = desk_data["verbatim"]
-    from poimen.verdicts import undoable_by
+    from poimen.team.verdicts import undoable_by
 
     theirs = review_record(record=record, verdict="confirmed", actor=otto)
     assert not undoable_by(theirs, reviewer) and undoable_by(theirs, otto)

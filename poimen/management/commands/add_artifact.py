@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.manifest import ManifestUnwritable
-from poimen.policies import Policies
+from poimen.decision.policies import Policies
+from poimen.ledger.manifest import ManifestUnwritable
 from poimen.services import InputError, artifact_name_from_text, artifact_register
 
 

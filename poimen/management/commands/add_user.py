@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.roles import ROLES
 from poimen.services import InputError, user_add
+from poimen.team.roles import ROLES
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.manifest import ManifestUnwritable
+from poimen.ledger.manifest import ManifestUnwritable
 from poimen.services import InputError, artifacts_import
 
 

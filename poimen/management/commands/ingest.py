@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.artifact_index import ArtifactUnusable, stale_artifacts
+from poimen.decision.artifact_index import ArtifactUnusable, stale_artifacts
 from poimen.management.verifying import VERIFY_HINT
 from poimen.services import InputError, records_ingest, records_ingest_queued
 

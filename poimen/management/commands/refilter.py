@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.artifact_index import ArtifactUnusable, stale_artifacts
+from poimen.decision.artifact_index import ArtifactUnusable, stale_artifacts
 from poimen.management.verifying import VERIFY_HINT
 from poimen.services import InputError, records_refilter, records_refilter_queued
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 from django.http.request import validate_host
 
-from poimen.readiness import database_problem
+from poimen.db.readiness import database_problem
 from poimen.services.artifacts import manifest_differences
 
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.manifest import ManifestUnwritable
+from poimen.ledger.manifest import ManifestUnwritable
 from poimen.services.artifacts import manifest_differences, manifest_mend
 
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from poimen.artifact_index import ArtifactUnusable, stale_artifacts
+from poimen.decision.artifact_index import ArtifactUnusable, stale_artifacts
 from poimen.services import derived_verify
 
 

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from poimen.models import KindPolicy
-from poimen.request_memo import once_a_request
+from poimen.web.request_memo import once_a_request
 
 
 def report_floor() -> float:

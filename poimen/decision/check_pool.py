@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from filter import DerivedFilter
-from poimen.checked import Checked, check_texts
+from poimen.decision.checked import Checked, check_texts
 
 # The filter a forked worker inherited; set in the parent just before the fork.
 _worker_filter: DerivedFilter | None = None

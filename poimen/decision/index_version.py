@@ -14,7 +14,7 @@ A refresh does what the change needs: artifacts registered since are read and ad
 of the index (the shingles it holds are not read or sorted again); a policy change alone
 reads no artifact. The copy replaces the index once it is whole, so a check already running
 keeps the one it started with. With POIMEN_INDEX_DIR, the shingles are not the process's own
-but a store's, shared by the machine's processes (poimen/index_store.py).
+but a store's, shared by the machine's processes (poimen/decision/index_store.py).
 
 The state is read again only when something may have moved it, not before every check: a
 write of an artifact or a policy in this process (a model signal, and again once its
@@ -35,15 +35,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.signals import post_delete, post_save
 
-from poimen.artifact_index import (
+from poimen.decision.artifact_index import (
     ArtifactIndex,
     artifact_index_extend,
     artifact_index_load,
     artifact_index_shared,
 )
-from poimen.index_store import all_current, index_store
+from poimen.decision.index_store import all_current, index_store
+from poimen.decision.policies import Policies
 from poimen.models import Artifact, KindPolicy
-from poimen.policies import Policies
 
 _POLICY_FIELDS = KindPolicy._meta.concrete_fields
 

@@ -22,7 +22,7 @@ from django.conf import settings
 from filter import DEFAULT_PARAMS, ArtifactRecord
 from filter.index import ShingleIndex
 from filter.segment_store import SegmentStore, StoreMismatch, StoreView
-from poimen.artifact_records import artifact_params
+from poimen.decision.artifact_records import artifact_params
 from poimen.models import Artifact
 
 # Artifacts a segment of a first fill holds: the store is filled in steps of this many, so

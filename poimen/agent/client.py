@@ -1,6 +1,6 @@
 """A client for poimen's JSON API that imports nothing of Django (only the standard library).
 
-    from poimen.client import Client
+    from poimen.agent.client import Client
     guard = Client("http://poimen.internal:8000", token, timeout=2.0, on_error="allow")
     for result in guard.check([{"id": "m1", "text": text, "role": "assistant"}]):
         if result.keep:
@@ -26,7 +26,7 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-log = logging.getLogger("poimen.client")
+log = logging.getLogger("poimen.agent.client")
 
 UNCHECKED = "unchecked"
 # What a request may hold until the server says (GET /api/v1/health tells its limits).

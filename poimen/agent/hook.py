@@ -32,14 +32,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from poimen.agent_files import file_artifact, is_agent_file
-from poimen.client import UNCHECKED, Client
+from poimen.agent.agent_files import file_artifact, is_agent_file
+from poimen.agent.client import UNCHECKED, Client
 from poimen.readers import Candidate, read_file, record_keys
 
 TRANSCRIPT_EVENTS = frozenset({"Stop", "SubagentStop", "SessionEnd", "PreCompact", "PostCompact"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 
-log = logging.getLogger("poimen.hook")
+log = logging.getLogger("poimen.agent.hook")
 
 
 class _OutOfTime(Exception):
@@ -55,7 +55,7 @@ def _setup_log() -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    for name in ("poimen.hook", "poimen.client"):
+    for name in ("poimen.agent.hook", "poimen.agent.client"):
         logging.getLogger(name).addHandler(handler)
         logging.getLogger(name).setLevel(logging.INFO)
 

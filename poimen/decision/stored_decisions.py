@@ -13,10 +13,10 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
 from filter.decide import Decision, Facts, decide
+from poimen.decision.policies import Policies
+from poimen.decision.record_decision import decision_set
+from poimen.decision.restatements import restatement_kind
 from poimen.models import Match, Record
-from poimen.policies import Policies
-from poimen.record_decision import decision_set
-from poimen.restatements import restatement_kind
 
 
 class StoredMatch(NamedTuple):

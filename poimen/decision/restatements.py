@@ -22,7 +22,7 @@ def restatement_kind(metadata: dict) -> str | None:
 
 
 def restatement_condition(policies) -> Q:
-    """The rule as a Q on Record, for the SQL form of the rule (poimen.derived_rule)."""
+    """The rule as a Q on Record, for the SQL form of the rule (poimen.decision.derived_rule)."""
     condition = Q(pk__in=[])
     for kind in RESTATEMENT_KINDS:
         if RESTATEMENT_OVERLAP > policies.threshold_for(kind):

@@ -7,13 +7,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from filter.decide import Decision, Facts, coverage_facts, decide, mixed_facts
-from poimen.artifact_index import ArtifactIndex
-from poimen.checked import Checked
-from poimen.derived_rule import across_kinds_in_force
+from poimen.decision.artifact_index import ArtifactIndex
+from poimen.decision.checked import Checked
+from poimen.decision.derived_rule import across_kinds_in_force
+from poimen.decision.policies import Policies, report_floor
+from poimen.decision.restatements import restatement_kind
 from poimen.models import Event, IngestRun, Match, Record
-from poimen.policies import Policies, report_floor
 from poimen.readers import Candidate, content_sha256
-from poimen.restatements import restatement_kind
 
 # The event a decision that excludes or redacts a record writes; any other status change
 # (a release) is a status_changed event.

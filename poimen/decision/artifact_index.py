@@ -7,10 +7,14 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from filter import DEFAULT_PARAMS, ArtifactRecord, DerivedFilter, ShinglingMismatch, readable
-from poimen.artifact_records import artifact_from_record, artifact_params, artifact_to_record
-from poimen.index_store import LIGHT_FIELDS, light_record, store_index
+from poimen.decision.artifact_records import (
+    artifact_from_record,
+    artifact_params,
+    artifact_to_record,
+)
+from poimen.decision.index_store import LIGHT_FIELDS, light_record, store_index
+from poimen.decision.policies import Policies, report_floor
 from poimen.models import Artifact
-from poimen.policies import Policies, report_floor
 
 
 @dataclass
@@ -20,8 +24,8 @@ class ArtifactIndex:
     filter: DerivedFilter
     artifact_ids: dict[tuple[str, str, str], int]
     policies: Policies
-    # with its shingles in a store (poimen/index_store.py): each artifact number's row id and
-    # sha256, appended to by the indexes made from this one (an index reads only its own)
+    # with its shingles in a store (poimen/decision/index_store.py): each artifact number's row id
+    # and sha256, appended to by the indexes made from this one (an index reads only its own)
     shared: tuple[list[int], list[str]] | None = None
 
 

@@ -2,7 +2,7 @@
 and on numpy arrays, for the tuning page's estimates over every threshold at once. Both are
 built by handing the one rule other operators, so they say what filter.decide says (tests/rules
 checks they agree on thousands of random cases). Decisions themselves, with their cuts, are
-filter.decide's alone (poimen.stored_decisions on stored data).
+filter.decide's alone (poimen.decision.stored_decisions on stored data).
 
 They read what a record stores: its matches (overlap, shared), per kind its coverage by several
 artifacts (filter.decide.coverage_facts), and its coverage across kinds (filter.decide.
@@ -22,9 +22,9 @@ from filter.decision import (
     match_exceeds,
     mixed_coverage_exceeds,
 )
+from poimen.decision.policies import Policies
+from poimen.decision.restatements import restatement_condition
 from poimen.models import Match
-from poimen.policies import Policies
-from poimen.restatements import restatement_condition
 
 # The rule's comparisons as lookups: the left operand is a field path, the right a value.
 SQL = Operators(
