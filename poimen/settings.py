@@ -251,7 +251,6 @@ POIMEN_MANIFEST = Path(os.environ.get("POIMEN_MANIFEST") or _MANIFEST_FOLDER / "
 # The artifact index shared by the processes of this machine (poimen/decision/index_store.py): a
 # folder of memory-mapped segment files, one store per database (empty: each process builds its
 # own).
-#
 POIMEN_INDEX_DIR = os.environ.get("POIMEN_INDEX_DIR", "")
 # How stale a process's index may be when nothing signalled a change (a write on another
 # machine): the database's index state is read again after this many seconds (0: every check).
