@@ -8,6 +8,7 @@ from pydantic import StrictBool, WithJsonSchema
 
 from poimen.api.auth import require_permission
 from poimen.api.errors import error_responses, too_large
+from poimen.api.instance import api
 from poimen.models import Record
 from poimen.services.checks import CheckedItem, CheckResult, records_check
 
@@ -176,5 +177,5 @@ def check(request, payload: CheckIn):
     result = records_check(items=payload.records, store=payload.store, token=token)
     # Built to the schema here, so not validated against it again: that took as long as the
     # check of a batch (`response=CheckOut` stays for the OpenAPI schema). Rendered by the
-    # API's own renderer: the router knows the API it was added to.
-    return router.api.create_response(request, _answer(result), status=200)
+    # API's own renderer.
+    return api.create_response(request, _answer(result), status=200)

@@ -1,4 +1,5 @@
-"""The API's one NinjaAPI, its routers, and the URLs it adds under /api/v1/."""
+"""The URLs the API adds under /api/v1/: its routers on the one NinjaAPI (poimen.api.instance),
+the API's own body limit, and a JSON 404 for an address it does not have."""
 
 from functools import wraps
 
@@ -6,22 +7,10 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import JsonResponse
 from django.urls import re_path
-from ninja import NinjaAPI
 
 from poimen.api import artifacts, check, errors, health, records
-from poimen.api.auth import BearerToken
+from poimen.api.instance import api
 
-api = NinjaAPI(
-    title="poimen",
-    version="1",
-    description=(
-        "Check the records a memory system is about to store against every artifact it "
-        "emitted, and register what it emits. Send `Authorization: Bearer <token>`."
-    ),
-    auth=BearerToken(),
-    urls_namespace="api",
-)
-errors.install(api)
 for module in (check, artifacts, records, health):
     api.add_router("", module.router)
 

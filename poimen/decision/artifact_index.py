@@ -98,10 +98,10 @@ def _filter_settings(policies: Policies) -> dict:
     """The DerivedFilter's settings under `policies`."""
     return {
         "thresholds": policies.thresholds,
-        "default_threshold": policies.threshold_for(""),
+        "default_threshold": policies.default_threshold,
         "min_shared": dict(policies.min_shared),
         # Kinds without a policy of their own take the app's defaults, not the library's.
-        "default_min_shared": policies.min_shared_for(""),
+        "default_min_shared": policies.default_min_shared,
     }
 
 

@@ -139,7 +139,7 @@ def at_most_threshold_condition(policies: Policies, kinds: Iterable[str]) -> Q:
     """A Q on Record: its best overlap does not pass the threshold of its best artifact's kind
     (the near-miss side of the rule's comparison)."""
     kinds = sorted(set(kinds))
-    default = policies.threshold_for("")
+    default = policies.default_threshold
     condition = ~SQL.greater("best_overlap", default) & ~Q(best_artifact__kind__in=kinds)
     for kind in kinds:
         condition |= Q(best_artifact__kind=kind) & ~SQL.greater(

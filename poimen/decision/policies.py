@@ -68,11 +68,21 @@ class Policies:
         """The kinds with a policy of their own."""
         return sorted(self.thresholds)
 
+    @property
+    def default_threshold(self) -> float:
+        """The threshold of a kind without a policy of its own."""
+        return settings.POIMEN_DEFAULT_THRESHOLD
+
+    @property
+    def default_min_shared(self) -> int:
+        """The minimum shared shingles of a kind without a policy of its own."""
+        return settings.POIMEN_DEFAULT_MIN_SHARED
+
     def threshold_for(self, kind: str) -> float:
-        return self.thresholds.get(kind, settings.POIMEN_DEFAULT_THRESHOLD)
+        return self.thresholds.get(kind, self.default_threshold)
 
     def min_shared_for(self, kind: str) -> int:
-        return self.min_shared.get(kind, settings.POIMEN_DEFAULT_MIN_SHARED)
+        return self.min_shared.get(kind, self.default_min_shared)
 
     def on_derived_for(self, kind: str) -> str:
         return self.on_derived.get(kind, settings.POIMEN_DEFAULT_ON_DERIVED)

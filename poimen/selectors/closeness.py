@@ -51,7 +51,7 @@ def threshold_groups(policies: Policies | None = None) -> list[ThresholdGroup]:
     that differs from the default (the artifacts of the kinds that have it), then the rest.
     Kinds with the default threshold need no group of their own. One query at most."""
     policies = policies or Policies.load()
-    default = policies.threshold_for("")
+    default = policies.default_threshold
     kinds_by_threshold = defaultdict(list)
     for kind, threshold in policies.thresholds.items():
         if threshold != default:

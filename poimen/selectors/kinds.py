@@ -21,7 +21,7 @@ def list_thresholds() -> dict:
     policies = Policies.load()
     return {
         "thresholds": dict(policies.thresholds),
-        "default_threshold": policies.threshold_for(""),
+        "default_threshold": policies.default_threshold,
     }
 
 
@@ -41,4 +41,4 @@ def paste_words_for(kind: str) -> int:
 
 def default_threshold() -> float:
     """The threshold of a kind without a policy of its own."""
-    return Policies.load().threshold_for("")
+    return Policies.load().default_threshold

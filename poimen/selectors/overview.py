@@ -58,7 +58,7 @@ def _counts() -> tuple[list[KindCounts], dict[str, int]]:
         for kind in kinds_known()
     }
     totals = {"evidence": 0, "excluded": 0, "redacted": 0}
-    no_kind = KindCounts(kind="", threshold=policies.threshold_for(""))
+    no_kind = KindCounts(kind="", threshold=policies.default_threshold)
 
     def entry(kind):
         if kind is None:

@@ -64,7 +64,7 @@ def batch_fail(job: str, number: int, error: str) -> None:
     )
 
 
-def _written(row: QueuedBatch, worker: str, counts: dict) -> None:
+def _mark_written(row: QueuedBatch, worker: str, counts: dict) -> None:
     row.state, row.worker, row.counts = QueuedBatch.State.WRITTEN, worker[:255], counts
     row.done_at = timezone.now()
     row.save(update_fields=["state", "worker", "counts", "done_at"])
@@ -144,7 +144,7 @@ def queued_ingest_write(
                 "excluded": dict(result.excluded),
                 "redacted": dict(result.redacted),
             }
-            _written(row, worker, counts)
+            _mark_written(row, worker, counts)
     finally:
         if checks:
             # Whatever ended the batch, its checks are over before the next batch's begin.
@@ -178,4 +178,4 @@ def queued_refilter_write(
             .order_by("pk")
         )
         refilter_page(page, artifact_index=artifact_index, result=result)
-        _written(row, worker, {name: getattr(result, name) for name in REFILTER_COUNTS})
+        _mark_written(row, worker, {name: getattr(result, name) for name in REFILTER_COUNTS})
