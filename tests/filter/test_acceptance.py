@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter, renderings
+from filter import ArtifactRecord, DerivedFilter
+from tests import renderings
 from tests.texts import (
     REFERENCE_NAMES,
     SECTION_MARKER,

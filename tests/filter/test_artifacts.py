@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from filter import ArtifactRecord, ManifestError, renderings
+from filter import ArtifactRecord, ManifestError
+from tests import renderings
 from tests.texts import skill
 
 

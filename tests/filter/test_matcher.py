@@ -4,7 +4,8 @@ No database. The texts are the acceptance suite's (tests/texts/), so a unit that
 shows up on the same words as the card's tests.
 """
 
-from filter import ArtifactRecord, DerivedFilter, renderings, tokenise
+from filter import ArtifactRecord, DerivedFilter, tokenise
+from tests import renderings
 from tests.texts import SKILL_NAMES, reference, skill, turn
 
 

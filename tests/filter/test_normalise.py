@@ -8,7 +8,8 @@ import unicodedata
 
 import pytest
 
-from filter import renderings, tokenise
+from filter import tokenise
+from tests import renderings
 from tests.factories import normalised
 from tests.texts import SKILL_NAMES, skill
 

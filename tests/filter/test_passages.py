@@ -4,7 +4,8 @@ No database. The texts are the acceptance suite's (tests/texts/), so a unit that
 shows up on the same words as the card's tests.
 """
 
-from filter import ArtifactRecord, match_passages, renderings, tokenise
+from filter import ArtifactRecord, match_passages, tokenise
+from tests import renderings
 from tests.factories import manifest_line, normalised
 from tests.texts import skill, turn
 

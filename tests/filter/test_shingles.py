@@ -17,9 +17,9 @@ from filter import (
     ShingleParams,
     ShinglingMismatch,
     match_passages,
-    renderings,
     tokenise,
 )
+from tests import renderings
 from tests.factories import manifest_line
 from tests.texts import SKILL_NAMES, skill
 

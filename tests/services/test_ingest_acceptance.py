@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from filter import renderings
 from poimen.models import Event, Record
 from poimen.services import records_ingest
+from tests import renderings
 from tests.factories import demo_skill
 
 pytestmark = pytest.mark.django_db
