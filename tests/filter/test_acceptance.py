@@ -1,4 +1,4 @@
-"""The card's acceptance tests (M4.2, issue 2) for the matcher, on realistic texts.
+"""The card's acceptance tests (M4.2, issue 2; docs/card.md) for the matcher, on realistic texts.
 
 A record that copies an emitted artifact must be excluded however the copy was re-rendered;
 a record that only talks about it, quotes a sentence of it or shares its topic must not be.

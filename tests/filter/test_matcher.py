@@ -1,7 +1,7 @@
 """Verdicts (filter/matcher.py): matches best first, coverage per kind, min_shared, batches.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 from filter import ArtifactRecord, DerivedFilter, tokenise

@@ -1,7 +1,7 @@
 """The normaliser (filter/normalise.py): which words a text has and where each one is.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 import unicodedata

@@ -1,7 +1,7 @@
 """Passages (filter/passages.py): the spans a record and an artifact share, in both texts.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 from filter import ArtifactRecord, match_passages, tokenise

@@ -1,7 +1,7 @@
 """Shingles (filter/shingles.py): one hash per window of k words, and the params behind them.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 import dataclasses

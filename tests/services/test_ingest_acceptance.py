@@ -1,5 +1,6 @@
-"""The card's acceptance end to end: a skill, however a model or a tool re-renders it, in any
-transcript shape ingest reads, is excluded with an event naming it; a mention is not."""
+"""The card's acceptance (docs/card.md) end to end: a skill, however a model or a tool
+re-renders it, in any transcript shape ingest reads, is excluded with an event naming it; a
+mention is not."""
 
 import json
 
