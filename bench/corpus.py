@@ -4,7 +4,7 @@ among them (bench.matcher checks them in memory, bench.ingest writes them to fil
 The texts are synthetic but built to be hard in the ways real ones are: a Zipf-like vocabulary
 with real function words at its head, and stock phrases that independent texts share, so that
 unrelated records hit the index by chance. A planted copy is re-rendered the ways
-filter.renderings lists, the same ones the acceptance tests use. Everything is seeded.
+tests.renderings lists, the same ones the acceptance tests use. Everything is seeded.
 """
 
 import random
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from filter import renderings
+from tests import renderings
 
 # The head of an English word-frequency list: what makes chance n-gram collisions realistic.
 HEAD_WORDS = (

@@ -27,8 +27,9 @@ import time
 from bench import realtext
 from bench.corpus import PLANTINGS, artifact_kind
 from bench.matcher import BATCH
-from filter import ArtifactRecord, DerivedFilter, renderings, speedups
+from filter import ArtifactRecord, DerivedFilter, speedups
 from filter.normalise import _cut_markup, _normalise
+from tests import renderings
 
 PATH = "docs/README.md"
 SHAPES = {

@@ -75,8 +75,9 @@ def _attrs(attrs: dict) -> str:
 class PlainWidgets(DjangoTemplates):
     """Django's input, select and option widget templates written in Python, the same markup
     (to the line break: tests/views/test_list_rows.py compares them):
-    a list page renders fourteen filter widgets, some 10 ms through the template engine (an
-    include per attribute list and per option). Any other widget goes to the templates."""
+    a list page renders fourteen filter widgets, a measurable share of its time through the
+    template engine (an include per attribute list and per option; bench/desk.py). Any other
+    widget goes to the templates."""
 
     INPUTS = {f"django/forms/widgets/{name}.html" for name in ("input", "text", "number", "date")}
 

@@ -238,9 +238,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# The append-only JSONL manifest of every emitted artifact (the card's vault/.artifacts.jsonl),
-# beside the database it belongs to: in the SQLite file's folder, or for PostgreSQL in
-# POIMEN_HOME under the database's name, so two databases never share one manifest.
+# The append-only JSONL manifest of every emitted artifact (the task card's
+# vault/.artifacts.jsonl, docs/card.md), beside the database it belongs to: in the SQLite
+# file's folder, or for PostgreSQL in POIMEN_HOME under the database's name, so two databases
+# never share one manifest.
 _MANIFEST_FOLDER = (
     Path(DATABASES["default"]["NAME"]).parent / "vault"
     if DATABASES["default"]["ENGINE"].endswith("sqlite3")

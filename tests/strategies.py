@@ -1,12 +1,12 @@
 """Hypothesis strategies for the guarantee's property tests: records made of 0 to 3 artifacts'
-passages of random sizes in random shapes (filter/renderings.py), mixed with genuine text,
+passages of random sizes in random shapes (tests/renderings.py), mixed with genuine text,
 quoted sentences and mentions, as agents' transcripts mix them."""
 
 import random
 
 from hypothesis import strategies as st
 
-from filter import renderings
+from tests import renderings
 from tests.texts import REFERENCE_NAMES, SKILL_NAMES, reference, skill, turn
 
 # The artifacts a test registers (kind, name, text), and genuine turns (none of them copies).
@@ -15,7 +15,7 @@ ARTIFACTS = [("skill", name, skill(name)) for name in SKILL_NAMES] + [
 ]
 GENUINE = [turn(name) for name in ("unrelated-asyncio", "unrelated-query-plan")]
 
-# The shapes a copied passage is shown in: the models' and the tools' (filter/renderings.py).
+# The shapes a copied passage is shown in: the models' and the tools' (tests/renderings.py).
 SHAPES = {
     "as is": lambda text, seed: text,
     "reindented": lambda text, seed: renderings.reindent(text),

@@ -11,8 +11,8 @@ from django.db import connection, transaction
 def without_jit():
     """Queries inside planned without PostgreSQL's JIT compilation. A scan of every record
     testing the derived rule's few dozen JSON comparisons is costed high enough for JIT to
-    inline and optimise them all, which took 3-4 s before the first row was read at 10^6
-    records (the scan itself about as long again): reading rows, not evaluating them, is what
+    inline and optimise them all, which took longer than the scan itself before the first row
+    was read at 10^6 records: reading rows, not evaluating them, is what
     such a scan waits on.
 
     `SET LOCAL` in a transaction of its own (a savepoint inside one already open, where the

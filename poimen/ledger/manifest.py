@@ -1,4 +1,5 @@
-"""The JSONL artifact manifest (the card's vault/.artifacts.jsonl): read, append once, write.
+"""The JSONL artifact manifest (the task card's vault/.artifacts.jsonl, docs/card.md): read,
+append once, write.
 
 The file is append-only: a line is never rewritten, and an artifact's line is appended once
 per (kind, name, sha256) however often it is registered. Appends hold an exclusive lock so two

@@ -50,7 +50,8 @@ class ListFilters:
 class InList(Func):
     """`expression IN (values)` with the values as one parameter on PostgreSQL (`= ANY(%s)`,
     the same plan): a kind's hundreds of artifact ids are otherwise as many placeholders, which
-    Django and psycopg compile and bind again for each query of a page (some 10 ms apiece)."""
+    Django and psycopg compile and bind again for each query of a page, a cost bench/desk.py
+    measures."""
 
     output_field = BooleanField()
 

@@ -1,7 +1,8 @@
 """The one exporter: records and their decisions as CSV or JSONL, for the desk's download of a
 filtered list and for `export_records` (every record). One field list, one meaning of "id"
 (the external id; poimen's primary key is "record_pk"), documented where it is defined: the
-export page lists EXPORT_FIELDS, the README's export_records paragraph names the same."""
+export page lists EXPORT_FIELDS, the export_records paragraph of docs/operators.md names the
+same (tests/services/test_export.py holds them equal)."""
 
 import csv
 import json

@@ -1,5 +1,5 @@
 """verify_derived: the evidence checked from its text again, with today's artifacts and
-thresholds (the card's `mem verify --derived-filter`)."""
+thresholds (the card's `mem verify --derived-filter`; docs/card.md)."""
 
 from dataclasses import dataclass, field
 

@@ -3,11 +3,12 @@
 selectors.claims_shown), as the row partial of _list_results.html does.
 
 A list page is fifty rows of some ninety template nodes and a hundred variable lookups each:
-through the template engine that was most of a page's server time at 10^6 records (60-80 ms
-of Python against some 50 ms of SQL). Here a row is a few joins of strings. What is the same
-for every row of a page (the CSRF field, the reason buttons, whether the reader may judge) is
-made once a page, and every piece of record or artifact text goes through html.escape (what
-django.utils.html.escape runs), as autoescaping did in the template.
+through the template engine that was most of a page's server time at 10^6 records, more than
+its SQL (bench/desk.py; the figures are in bench/results/). Here a row is a few joins of
+strings. What is the same for every row of a page (the CSRF field, the reason buttons,
+whether the reader may judge) is made once a page, and every piece of record or artifact text
+goes through html.escape (what django.utils.html.escape runs), as autoescaping did in the
+template.
 """
 
 import html

@@ -190,7 +190,7 @@ def test_a_skill_inside_a_longer_turn_is_redacted_with_its_evidence_text(api, sk
 
 
 def test_a_paste_from_a_skill_and_a_reference_says_its_coverage_across_kinds(api, make_artifact):
-    from filter import renderings
+    from tests import renderings
     from tests.texts import reference
     from tests.texts import skill as test_skill
 
@@ -269,7 +269,7 @@ def test_a_threshold_committed_between_check_and_write_decides_what_is_stored_an
 
 def _answered_every_way(make_artifact, skill) -> list[dict]:
     """Records of every outcome: excluded, redacted, across kinds, evidence, an error."""
-    from filter import renderings
+    from tests import renderings
     from tests.texts import reference
     from tests.texts import skill as test_skill
 

@@ -1,5 +1,5 @@
 """`serve` prints a URL the desk answers at, or says which host to open: Django answers 400 to
-a host ALLOWED_HOSTS does not take (the README's ALLOWED_HOSTS=poimen.example.org)."""
+a host ALLOWED_HOSTS does not take (docs/operators.md's ALLOWED_HOSTS=poimen.example.org)."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""The operators' commands through call_command: output, exit codes, the card's flow."""
+"""The operators' commands through call_command: output, exit codes, the card's flow
+(docs/card.md)."""
 
 import io
 import json

@@ -12,9 +12,10 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import timezone
 
-from filter import DEFAULT_PARAMS, ArtifactRecord, renderings, sha256_hex, shingle_text
+from filter import DEFAULT_PARAMS, ArtifactRecord, sha256_hex, shingle_text
 from poimen.decision.artifact_index import stale_artifacts
 from poimen.models import SHINGLE_DTYPE, Artifact, Match, Record
+from tests import renderings
 from tests.factories import demo_skill
 
 pytestmark = pytest.mark.django_db

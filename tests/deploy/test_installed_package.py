@@ -73,9 +73,9 @@ def clone_copy(folder: Path) -> Path:
     return source
 
 
-def build(command: list[str], cwd: Path) -> str:
+def build(command: list[str], cwd: Path, env: dict | None = None) -> str:
     """What a build printed (its output and setuptools' warnings), failing the test if it failed."""
-    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
@@ -172,6 +172,48 @@ def test_the_wheel_carries_the_compiled_matcher_and_its_licence(installed, tmp_p
     result = poimen(bin_folder, "--version", home=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "matcher: compiled (filter._speedups)" in result.stdout, result.stdout
+
+
+def test_the_wheel_ships_the_matcher_without_test_or_bench_code(installed):
+    """filter/ ships the matcher alone: its test support (tests/renderings.py) and the
+    benchmarks stay in the repository."""
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    assert not [n for n in names if n.startswith(("tests/", "bench/")) or "renderings" in n]
+    assert "filter/matcher.py" in names
+
+
+def test_without_a_compiler_the_wheel_builds_and_runs_in_pure_python(tmp_path):
+    """The C extension is optional (setup.py): with CC pointing nowhere and no compiler on the
+    PATH, the wheel still builds, and the matcher runs in pure Python and says so."""
+    source = clone_copy(tmp_path)
+    hidden = tmp_path / "bin"  # the PATH of the build: an empty folder, no gcc, no cc
+    hidden.mkdir()
+    build(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+        + ["--wheel-dir", str(tmp_path / "dist"), str(source)],
+        cwd=tmp_path,
+        env=clean_environment(CC="/nonexistent", PATH=str(hidden)),
+    )
+    (wheel,) = (tmp_path / "dist").glob("poimen-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "filter/matcher.py" in names
+    assert not [n for n in names if "_speedups" in n]
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
+        + ["--quiet", "--no-deps", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    (site_packages / "poimen_test_dependencies.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n"
+    )
+    result = poimen(venv / "bin", "--version", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "matcher: pure Python (filter._speedups is not built" in result.stdout, result.stdout
+    assert "poimen's matcher runs in pure Python" in result.stderr
 
 
 def test_the_installed_poimen_comes_from_the_wheel(installed):

@@ -98,9 +98,9 @@ def _pasted_across_kinds():
     import tempfile
     from pathlib import Path
 
-    from filter import renderings
     from poimen.models import Record
     from poimen.services import artifact_register, records_ingest
+    from tests import renderings
     from tests.texts import reference, skill
 
     texts = {"git-commit-message": skill("git-commit-message")}

@@ -1,4 +1,4 @@
-"""The card's acceptance tests (M4.2, issue 2) for the matcher, on realistic texts.
+"""The card's acceptance tests (M4.2, issue 2; docs/card.md) for the matcher, on realistic texts.
 
 A record that copies an emitted artifact must be excluded however the copy was re-rendered;
 a record that only talks about it, quotes a sentence of it or shares its topic must not be.
@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter, renderings
+from filter import ArtifactRecord, DerivedFilter
+from tests import renderings
 from tests.texts import (
     REFERENCE_NAMES,
     SECTION_MARKER,

@@ -5,7 +5,8 @@ mention stays evidence. No database: the matcher is a library."""
 
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter, renderings, tokenise
+from filter import ArtifactRecord, DerivedFilter, tokenise
+from tests import renderings
 
 # A project README as package indexes show them: HTML for the badges, the options table and
 # the collapsed sections, fences for the commands, numbered steps.

@@ -4,7 +4,7 @@ an unregistered text shown the same way stays evidence; the passages of a copy, 
 redaction, cut the copied text and nothing around it, because the offsets still point into
 the text as the agent saw it.
 
-The shapes are the tools' own (filter/renderings.py): the prefixes `rg -n`, `grep -Hn` and
+The shapes are the tools' own (tests/renderings.py): the prefixes `rg -n`, `grep -Hn` and
 grep's context lines print (ripgrep's and GNU grep's manuals: `path:N:` for a match, `path-N-`
 for context, rg --column's `path:N:C:`), git diff's and Codex apply_patch's added file (`+` on
 every line, Codex's `*** Add File:` envelope), an MCP tool's result (a JSON string, Python's
@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from filter import ArtifactRecord, DerivedFilter, match_passages, renderings
+from filter import ArtifactRecord, DerivedFilter, match_passages
 from filter.normalise import tokenise, words
 from filter.redaction import evidence_text, redaction
+from tests import renderings
 from tests.texts import REFERENCE_NAMES, SKILL_NAMES, reference, skill
 
 PATH = ".claude/skills/{name}/SKILL.md"

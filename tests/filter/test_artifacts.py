@@ -1,7 +1,7 @@
 """The manifest line (filter/artifacts.py): an artifact written as one JSON line and read back.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 import json
@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from filter import ArtifactRecord, ManifestError, renderings
+from filter import ArtifactRecord, ManifestError
+from tests import renderings
 from tests.texts import skill
 
 

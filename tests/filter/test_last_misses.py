@@ -17,7 +17,8 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter, renderings
+from filter import ArtifactRecord, DerivedFilter
+from tests import renderings
 from tests.texts import (
     COLLECTION_PAGES,
     REFERENCE_NAMES,

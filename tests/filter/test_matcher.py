@@ -1,10 +1,11 @@
 """Verdicts (filter/matcher.py): matches best first, coverage per kind, min_shared, batches.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
-from filter import ArtifactRecord, DerivedFilter, renderings, tokenise
+from filter import ArtifactRecord, DerivedFilter, tokenise
+from tests import renderings
 from tests.texts import SKILL_NAMES, reference, skill, turn
 
 

@@ -1,14 +1,15 @@
 """The normaliser (filter/normalise.py): which words a text has and where each one is.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 import unicodedata
 
 import pytest
 
-from filter import renderings, tokenise
+from filter import tokenise
+from tests import renderings
 from tests.factories import normalised
 from tests.texts import SKILL_NAMES, skill
 

@@ -14,8 +14,8 @@ from filter import (
     ShinglingMismatch,
     match_passages,
     readable,
-    renderings,
 )
+from tests import renderings
 from tests.texts import skill
 
 NORM_V1 = replace(DEFAULT_PARAMS, normaliser="norm-v1")

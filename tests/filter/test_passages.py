@@ -1,10 +1,11 @@
 """Passages (filter/passages.py): the spans a record and an artifact share, in both texts.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
-from filter import ArtifactRecord, match_passages, renderings, tokenise
+from filter import ArtifactRecord, match_passages, tokenise
+from tests import renderings
 from tests.factories import manifest_line, normalised
 from tests.texts import skill, turn
 

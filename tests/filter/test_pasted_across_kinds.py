@@ -8,7 +8,8 @@ discussion, a large quote of each with words of one's own, stay evidence.
 
 import pytest
 
-from filter import ArtifactRecord, DerivedFilter, renderings
+from filter import ArtifactRecord, DerivedFilter
+from tests import renderings
 from tests.texts import SKILL_NAMES, reference, skill, turn
 
 CELERY = "celery-task-retries"

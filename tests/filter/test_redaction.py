@@ -15,7 +15,7 @@ from filter.redaction import (
     passage_spans,
     redaction,
 )
-from filter.renderings import cat_n_gutter, read_tool_gutter, wrap_in_fences
+from tests.renderings import cat_n_gutter, read_tool_gutter, wrap_in_fences
 from tests.texts import SKILL_MARKER, skill, turn
 
 MARKER = re.compile(re.escape(CUT_MARKER).replace(re.escape("{length}"), r"(\d+)"))

@@ -1,7 +1,7 @@
 """Shingles (filter/shingles.py): one hash per window of k words, and the params behind them.
 
 No database. The texts are the acceptance suite's (tests/texts/), so a unit that breaks here
-shows up on the same words as the card's tests.
+shows up on the same words as the card's tests (docs/card.md).
 """
 
 import dataclasses
@@ -17,9 +17,9 @@ from filter import (
     ShingleParams,
     ShinglingMismatch,
     match_passages,
-    renderings,
     tokenise,
 )
+from tests import renderings
 from tests.factories import manifest_line
 from tests.texts import SKILL_NAMES, skill
 

@@ -3,7 +3,8 @@ run them together, and every verdict is the one a single thread gives."""
 
 import threading
 
-from filter import ArtifactRecord, DerivedFilter, renderings
+from filter import ArtifactRecord, DerivedFilter
+from tests import renderings
 from tests.texts import SKILL_NAMES, skill, turn
 
 

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from filter import renderings
 from poimen.decision.artifact_index import artifact_index_load
 from poimen.models import Event, KindPolicy, Record
 from poimen.selectors import caches_clear
@@ -19,6 +18,7 @@ from poimen.services import (
     threshold_change,
     threshold_preview,
 )
+from tests import renderings
 from tests.texts import reference, skill, turn
 
 pytestmark = pytest.mark.django_db

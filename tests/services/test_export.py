@@ -1,6 +1,6 @@
 """The one exporter (services.export): the desk's download and `export_records` write the same
 fields, with "id" the external id and "record_pk" poimen's key, in CSV and JSONL alike; the
-README and the export page name the fields the file holds."""
+operators' page (docs/operators.md) and the export page name the fields the file holds."""
 
 import csv
 import io
@@ -22,7 +22,7 @@ from poimen.services import (
     review_record,
 )
 
-README = Path(__file__).resolve().parent.parent.parent / "README.md"
+OPERATORS = Path(__file__).resolve().parent.parent.parent / "docs" / "operators.md"
 
 
 def desk_download(client, file_format: str, **filters) -> str:
@@ -93,8 +93,8 @@ def test_an_unknown_format_is_refused_by_name(db):
         records_export(stream=io.StringIO(), file_format="xml")
 
 
-def test_the_readme_and_the_export_page_name_every_field(client, desk_data, reviewer):
-    paragraph = README.read_text(encoding="utf-8").split("- `export_records`", 1)[1]
+def test_the_operators_page_and_the_export_page_name_every_field(client, desk_data, reviewer):
+    paragraph = OPERATORS.read_text(encoding="utf-8").split("- `export_records`", 1)[1]
     paragraph = paragraph.split("\n- ", 1)[0].split("\n\n", 1)[0]
     assert re.findall(r'"(\w+)"', paragraph) == EXPORT_FIELD_NAMES
     client.force_login(reviewer)

@@ -1,4 +1,5 @@
-"""records_ingest end to end: the card's acceptance on stored records, matches and events."""
+"""records_ingest end to end: the card's acceptance (docs/card.md) on stored records, matches
+and events."""
 
 import json
 import re

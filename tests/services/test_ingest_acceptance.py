@@ -1,13 +1,14 @@
-"""The card's acceptance end to end: a skill, however a model or a tool re-renders it, in any
-transcript shape ingest reads, is excluded with an event naming it; a mention is not."""
+"""The card's acceptance (docs/card.md) end to end: a skill, however a model or a tool
+re-renders it, in any transcript shape ingest reads, is excluded with an event naming it; a
+mention is not."""
 
 import json
 
 import pytest
 
-from filter import renderings
 from poimen.models import Event, Record
 from poimen.services import records_ingest
+from tests import renderings
 from tests.factories import demo_skill
 
 pytestmark = pytest.mark.django_db

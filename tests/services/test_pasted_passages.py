@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from filter import renderings
 from poimen.models import Record
 from poimen.services import (
     artifact_register,
@@ -19,6 +18,7 @@ from poimen.services import (
     records_refilter,
     threshold_change,
 )
+from tests import renderings
 from tests.texts import reference, skill, turn
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,6 @@ import pytest
 
 from filter import ArtifactRecord, DerivedFilter, match_passages, words
 from filter.redaction import CUT_MARKER
-from filter.renderings import read_tool_gutter
 from poimen.models import Event, KindPolicy, Match, Record
 from poimen.services import (
     derived_verify,
@@ -21,6 +20,7 @@ from poimen.services import (
     review_undo,
     threshold_change,
 )
+from tests.renderings import read_tool_gutter
 from tests.texts import SKILL_MARKER, skill, turn
 
 pytestmark = pytest.mark.django_db

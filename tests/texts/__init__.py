@@ -2,7 +2,7 @@
 
 The files are plain markdown so that a reader can open them; the functions here only load them.
 Other test modules (ingest, views) reuse them, so keep the names stable. The ways a model or a
-tool re-renders such a text live in filter/renderings.py, which the benchmarks use too.
+tool re-renders such a text live in tests/renderings.py, which the benchmarks use too.
 """
 
 from pathlib import Path

@@ -8,8 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from filter import renderings
 from poimen.models import KindPolicy, Record
+from tests import renderings
 from tests.texts import reference, skill
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from poimen.services import InputError, artifacts_import
 
 class Command(BaseCommand):
     help = (
-        "Register artifacts from a JSONL manifest (the card's format; lines without text still "
-        "match), from a folder of .md/.txt files (a folder of skills, NAME/SKILL.md with its "
-        "supporting files, is read as such; elsewhere the kind is the folder's name), or with "
-        "--project from what an agent working in the folder loads (CLAUDE.md and AGENTS.md as "
+        "Register artifacts from a JSONL manifest (the format of docs/card.md; lines without "
+        "text still match), from a folder of .md/.txt files (a folder of skills, NAME/SKILL.md "
+        "with its supporting files, is read as such; elsewhere the kind is the folder's name), or "
+        "with --project from what an agent working in the folder loads (CLAUDE.md and AGENTS.md as "
         "`memory`, .claude/skills as `skill`, .claude/agents as `agent`, .claude/commands as "
         "`command`). Licence and non-text files are skipped and counted. Idempotent."
     )

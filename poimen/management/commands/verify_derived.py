@@ -9,7 +9,7 @@ class Command(BaseCommand):
         "Recompute from the text what reaches evidence (the text of evidence records, the "
         "evidence text of redacted ones): none of it may match an artifact above its kind's "
         "threshold, and no redaction may have left a passage of min_shared shingles of an "
-        "artifact it was cut for (the card's `mem verify --derived-filter`). Exit 1 and list "
+        "artifact it was cut for (`mem verify --derived-filter` of docs/card.md). Exit 1 and list "
         "offenders if any."
     )
 

@@ -3,9 +3,10 @@
 Each takes markdown and returns the same words laid out differently, the way they show up in
 transcripts: re-indented, re-wrapped, quoted, fenced, numbered by a file-reading tool, typed with
 smart quotes... A copy must survive every one of them (the card: "matching must survive the model
-reformatting the text"), so they are the filter's contract seen from the other side, and they live
-beside the normaliser that undoes them. The acceptance tests check that a copy survives each; the
-benchmarks plant copies with them. Nothing on the filter's own path imports this module.
+reformatting the text"; docs/card.md), so they are the filter's contract seen from the other side.
+The acceptance tests check that a copy survives each; the benchmarks (bench/) plant copies with
+them. They are test support, so they live beside the tests and not in filter/, which ships in the
+wheel as the matcher alone.
 """
 
 import html
