@@ -10,6 +10,7 @@ POIMEN_PURE_PYTHON=1 in the environment turns the compiled module off; it is rea
 nowhere else. `poimen --version` says which is in use (`status`).
 """
 
+import importlib.util
 import logging
 import os
 from contextlib import contextmanager
@@ -23,10 +24,13 @@ API = 7
 def _load():
     if os.environ.get(PURE_PYTHON_ENV, "").strip() not in ("", "0"):
         return None, f"pure Python ({PURE_PYTHON_ENV} is set)"
+    if importlib.util.find_spec("filter._speedups") is None:
+        # pip install without a compiler: the extension is optional (setup.py)
+        return None, "pure Python (filter._speedups is not built: no C compiler at install)"
     try:
         from filter import _speedups
     except ImportError as error:
-        return None, f"pure Python (filter._speedups is not built: {error})"
+        return None, f"pure Python (filter._speedups does not load: {error})"
     if getattr(_speedups, "API", None) != API:
         return None, (
             f"pure Python (filter._speedups is a stale build, API {getattr(_speedups, 'API', '?')}"
