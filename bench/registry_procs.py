@@ -6,21 +6,19 @@ shared store.
   POST /api/v1/artifacts does: the row, then the commit's signal to the machine's processes);
 - the merger merges segments in the background (filter/segment_store.py's compact);
 - each reader (two for the server's processes, two for the queue's workers) checks records in
-  batches while a second thread looks at the signal (one stat() every 20 ms); when it moved,
-  it reads the new rows, appends them to the store unless another reader did first (the
-  store's lock decides), maps the new segments, adds what it keeps of each new artifact to a
-  copy of its filter (as index_version.LiveIndex and index_store.store_index do), puts the copy
-  in force for the batches that start after, and checks the last one registered, which it
-  must find. It logs when each refresh was in force. Registrations that arrive
+  batches and, between two, looks at the signal (one stat()); when it moved, it reads the new
+  rows, appends them to the store unless another reader did first (the store's lock decides),
+  maps the new segments, adds what it keeps of each new artifact to a copy of its filter (as
+  index_version.LiveIndex and index_store.store_index do) and checks the last one registered,
+  which it must find. It logs when each refresh was in force. Registrations that arrive
   together go into the store as one segment.
 
 Clocks: time.monotonic(), one clock for every process of the machine.
 """
 
+import gc
 import multiprocessing
 import os
-import sys
-import threading
 import time
 
 import numpy as np
@@ -30,9 +28,7 @@ from filter.index import ShingleIndex
 from filter.segment_store import SegmentStore, StoreMismatch, StoreView
 from filter.shingles import texts_shingles
 
-CHECK_BATCH = 100  # records a reader checks in one batch (an API request's)
-LOOK_SECONDS = 0.02  # how often a reader's second thread looks at the rows' signal
-SWITCH_SECONDS = 0.0005
+CHECK_BATCH = 100  # records a reader checks between two looks at the store (an API request's)
 
 
 class _Rows:
@@ -75,80 +71,57 @@ class _Rows:
 
 
 def _reader(store_path, derived_filter: DerivedFilter, light, texts, records, stop, out):
-    """A server process or queue worker: checks batches, each under the filter current when it
-    starts. A second thread looks at the rows' signal every LOOK_SECONDS (one stat()), as the
-    next request of a threaded server does whatever request is in flight; when it moved, the
-    new rows are read, appended to the store unless another process did first
-    (poimen/index_store.py's store_index), the new segments mapped, the new artifacts' light
-    records added to a copy of the filter (index_version.LiveIndex), and the copy put in force
-    for the batches that start after. (The 12-03 run looked between two batches only: a
-    registration waited for the batch in hand, 0.3-1.2 s of wall clock a batch at 10^6 on the
-    loaded machine, which made its 1.44 s.)"""
-    held = {"filter": derived_filter}
-    # The look's thread waits for the GIL while the checks' Python holds it; at the default
-    # 5 ms a refresh of a few hundred GIL hand-overs took a second.
-    sys.setswitchinterval(SWITCH_SECONDS)
-    refreshes, looks = [], {"missed": 0}
-    watcher = threading.Thread(
-        target=_watch, args=(store_path, held, light, texts, stop, refreshes, looks), daemon=True
-    )
-    watcher.start()
-    checked_bytes, checking = 0, 0.0
+    """A server process or queue worker: checks batches; between two, one stat() of the rows'
+    signal; when it moved, the new rows are read, appended to the store unless another process
+    did first (poimen/index_store.py's store_index), the new segments mapped, the new
+    artifacts' light records added to a copy of the filter (index_version.LiveIndex)."""
+    store = SegmentStore(store_path)
+    view, rows = StoreView(store), _Rows(store_path.parent)
+    known, seen, pending = len(derived_filter), None, {}
+    refreshes, refresh_seconds, missed, checked_bytes, checking = [], [], 0, 0, 0.0
     record_bytes = [len(r.encode("utf-8")) for r in records]
     at = 0
     while time.monotonic() < stop.value:
+        signal = rows.signal()
+        if signal != seen:
+            seen, looked = signal, time.monotonic()
+            pending.update(rows.read_new())
+            end = max(pending, default=known - 1) + 1
+            manifest = store.read()
+            while manifest.end < end:
+                try:
+                    manifest = store.append(
+                        [(n, pending[n]) for n in range(manifest.end, end) if n in pending]
+                    )
+                except StoreMismatch:
+                    manifest = store.read()
+            manifest, segments = view.current()
+            fresh = derived_filter.copy()
+            for number in range(known, end):
+                fresh.add(light(number), indexed=False)
+            fresh.use_index(ShingleIndex().using(segments, removed=manifest.removed, limit=end))
+            derived_filter, known = fresh, end
+            pending = {n: s for n, s in pending.items() if n >= manifest.end}
+            refreshes.append((known, time.monotonic()))
+            refresh_seconds.append(refreshes[-1][1] - looked)
+            missed += not derived_filter.check(texts(known - 1)).derived
         batch = records[at : at + CHECK_BATCH]
         started = time.monotonic()
-        held["filter"].check_many(batch)
+        derived_filter.check_many(batch)
         checking += time.monotonic() - started
         checked_bytes += sum(record_bytes[at : at + CHECK_BATCH])
         at = (at + CHECK_BATCH) % max(1, len(records) - CHECK_BATCH)
-    watcher.join()
     out.put(
         {
             "pid": os.getpid(),
-            "refreshes": [(known, done) for known, _, done in refreshes],
-            "refresh_seconds": [done - seen for _, seen, done in refreshes],
-            "missed": looks["missed"],
+            "refreshes": refreshes,
+            "refresh_seconds": refresh_seconds,
+            "missed": missed,
             "mb_per_second": checked_bytes / 1e6 / checking if checking else 0.0,
             "checking_share": checking,
             "memory": _memory(),
         }
     )
-
-
-def _watch(store_path, held, light, texts, stop, refreshes, looks):
-    """The reader's look at the store and its refreshes (see _reader)."""
-    store = SegmentStore(store_path)
-    view, rows = StoreView(store), _Rows(store_path.parent)
-    derived_filter = held["filter"]
-    known, seen, pending = len(derived_filter), None, {}
-    while time.monotonic() < stop.value:
-        signal = rows.signal()
-        if signal == seen:
-            time.sleep(LOOK_SECONDS)
-            continue
-        seen, looked = signal, time.monotonic()
-        pending.update(rows.read_new())
-        end = max(pending, default=known - 1) + 1
-        manifest = store.read()
-        while manifest.end < end:
-            try:
-                manifest = store.append(
-                    [(n, pending[n]) for n in range(manifest.end, end) if n in pending]
-                )
-            except StoreMismatch:
-                manifest = store.read()
-        manifest, segments = view.current()
-        fresh = derived_filter.copy()
-        for number in range(known, end):
-            fresh.add(light(number), indexed=False)
-        fresh.use_index(ShingleIndex().using(segments, removed=manifest.removed, limit=end))
-        derived_filter, known = fresh, end
-        held["filter"] = fresh
-        pending = {n: s for n, s in pending.items() if n >= manifest.end}
-        refreshes.append((known, looked, time.monotonic()))
-        looks["missed"] += not derived_filter.check(texts(known - 1)).derived
 
 
 def _memory() -> dict:
@@ -230,11 +203,19 @@ def run_live(
         )
     )
     processes.append(context.Process(target=_merger, args=(store_path, stop)))
+    # The bench process holds every artifact's text and record (10^6 of them at the top size):
+    # a forked reader's collector walking them writes to every page of that heap, copying it
+    # page by page and taking the CPU its checks need (12-03: readers' check_many at 10^6 ran
+    # at half the wall-clock speed of the other sizes, and the in-force time doubled with it).
+    # Frozen, the collector leaves them alone, as in a server forked after loading its code.
+    gc.collect()
+    gc.freeze()
     for process in processes:
         process.start()
     results = [out.get(timeout=seconds + 600) for _ in range(readers + 1)]
     for process in processes:
         process.join(timeout=600)
+    gc.unfreeze()
     registrar = next(r for r in results if "registered" in r)
     reader_logs = [r for r in results if "refreshes" in r]
     return _summary(first, registrar, reader_logs, count, seconds)
