@@ -121,9 +121,15 @@ def registration_refilter(artifacts: list[Artifact], *, actor=None) -> None:
 
 
 def _send(ids: list[int], actor_id: int | None) -> None:
+    """To the queue; where the broker cannot be reached, here (the registration is committed:
+    its refilter is not to be lost with the message)."""
     from poimen.celery import app
 
-    app.send_task(REFILTER_AFFECTED_TASK, args=[ids, actor_id])
+    try:
+        app.send_task(REFILTER_AFFECTED_TASK, args=[ids, actor_id])
+    except Exception as error:  # kombu's and redis-py's connection errors have no common base
+        log.warning("refilter of artifacts %s run here: the queue refused it (%s)", ids, error)
+        registered_refilter(ids, actor_id)
 
 
 def registered_refilter(ids: list[int], actor_id: int | None = None) -> RefilterResult:

@@ -111,3 +111,15 @@ def test_the_queues_task_body_refilters_the_artifacts_it_is_given(
     result = registered_refilter([artifact.pk])
     assert result.checked == 1
     assert Record.objects.get(pk=copy).status != Record.Status.EVIDENCE
+
+
+def test_a_queue_that_cannot_be_reached_leaves_the_refilter_to_the_registering_process(
+    tmp_path, django_capture_on_commit_callbacks, settings
+):
+    # nothing listens on port 1: the message is refused, the records are checked here
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    kind, name, text = ARTIFACTS[2]
+    [copy] = _ingested([text], tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        artifact_register(kind=kind, name=name, text=text)
+    assert Record.objects.get(pk=copy).status != Record.Status.EVIDENCE
