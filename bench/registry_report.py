@@ -42,11 +42,13 @@ def report(rows: list[dict], context: dict, args, seconds: float, machine: str) 
         "Registrations while the readers check (in force: the time from the registration call"
         " until the last reader's filter holds it). The readers are forked from the bench"
         " process, whose texts and arrays they share copy-on-write, so their RSS says nothing"
-        " of the index; the mapped files' PSS is each one's share of the segments it reads:",
+        " of the index; the mapped files' PSS is each one's share of the segments it reads."
+        " Refresh: the longest from a reader's look finding the signal moved to the copy in"
+        " force:",
         "",
         "| artifacts | registered | rate /s | in force p50 s | p99 s | max s | never |"
-        " probe missed | readers' check_many MB/s | files mapped, PSS MB each |",
-        "|" + "---|" * 10,
+        " refresh max s | probe missed | readers' check_many MB/s | files mapped, PSS MB each |",
+        "|" + "---|" * 11,
     ]
     for row in rows:
         live = row["live"]
@@ -55,7 +57,8 @@ def report(rows: list[dict], context: dict, args, seconds: float, machine: str) 
         lines.append(
             f"| {row['size']:,} | {live['registrations']} | {live['rate']:.1f} |"
             f" {live['lag_p50']:.3f} | {live['lag_p99']:.3f} | {live['lag_max']:.3f} |"
-            f" {live['not_in_force']} | {live['missed']} | {speeds} | {mapped} |"
+            f" {live['not_in_force']} | {live.get('refresh_max', 0):.3f} | {live['missed']} |"
+            f" {speeds} | {mapped} |"
         )
     lines += ["", "Targets:", ""]
     first, last = rows[0], rows[-1]

@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 7
+#define SPEEDUPS_API 8
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -173,24 +173,41 @@ raw_u32s_push(Growable *b, uint32_t value)
     return 0;
 }
 
+/* u64s_push without the GIL, as raw_u32s_push. */
+static inline int
+raw_u64s_push(Growable *b, uint64_t value)
+{
+    if (b->len == b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap * 2 : 1024;
+        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof value)
+            return -1;
+        void *data = PyMem_RawRealloc(b->data, cap * sizeof value);
+        if (data == NULL)
+            return -1;
+        b->data = data;
+        b->cap = cap;
+    }
+    ((uint64_t *)b->data)[b->len++] = value;
+    return 0;
+}
+
 typedef struct {
     unsigned char *data;
     Py_ssize_t cap;
 } Bytes;
 
+/* bytes_reserve without the GIL: the raw allocator, -1 without an exception set. */
 static int
-bytes_reserve(Bytes *b, Py_ssize_t size)
+raw_bytes_reserve(Bytes *b, Py_ssize_t size)
 {
     if (size <= b->cap)
         return 0;
     Py_ssize_t cap = b->cap ? b->cap : 256;
     while (cap < size)
         cap *= 2;
-    unsigned char *data = PyMem_Realloc(b->data, cap);
-    if (data == NULL) {
-        PyErr_NoMemory();
+    unsigned char *data = PyMem_RawRealloc(b->data, cap);
+    if (data == NULL)
         return -1;
-    }
     b->data = data;
     b->cap = cap;
     return 0;
@@ -229,7 +246,9 @@ ascii_lower(Py_UCS4 c)
     return (c - 'A' < 26u) ? c + 32 : c;
 }
 
-/* The words of an ASCII text, lowered, hashed: the common case, read as bytes. */
+/* The words of an ASCII text, lowered, hashed: the common case, read as bytes. Here and below
+ * without the GIL (shingles releases it): the raw allocator, and -1 without an exception set
+ * when it has no room. */
 static int
 hash_ascii_words(const unsigned char *s, Py_ssize_t n, Growable *out, Bytes *word)
 {
@@ -247,13 +266,13 @@ hash_ascii_words(const unsigned char *s, Py_ssize_t n, Growable *out, Bytes *wor
         }
         const unsigned char *bytes = s + start;
         if (upper) {
-            if (bytes_reserve(word, i - start) < 0)
+            if (raw_bytes_reserve(word, i - start) < 0)
                 return -1;
             for (Py_ssize_t j = start; j < i; j++)
                 word->data[j - start] = (unsigned char)ascii_lower(s[j]);
             bytes = word->data;
         }
-        if (u64s_push(out, XXH3_64bits(bytes, (size_t)(i - start))) < 0)
+        if (raw_u64s_push(out, XXH3_64bits(bytes, (size_t)(i - start))) < 0)
             return -1;
     }
     return 0;
@@ -273,12 +292,12 @@ hash_ascii_words(const unsigned char *s, Py_ssize_t n, Growable *out, Bytes *wor
             Py_ssize_t start = i++;                                                           \
             while (i < n && (is_word(s[i]) || is_mark(s[i])))                                 \
                 i++;                                                                          \
-            if (bytes_reserve(word, 4 * (i - start)) < 0)                                     \
+            if (raw_bytes_reserve(word, 4 * (i - start)) < 0)                                 \
                 return -1;                                                                    \
             Py_ssize_t len = 0;                                                               \
             for (Py_ssize_t j = start; j < i; j++)                                            \
                 len += put_utf8(word->data + len, ascii_lower(s[j]));                         \
-            if (u64s_push(out, XXH3_64bits(word->data, (size_t)len)) < 0)                     \
+            if (raw_u64s_push(out, XXH3_64bits(word->data, (size_t)len)) < 0)                 \
                 return -1;                                                                    \
         }                                                                                     \
         return 0;                                                                             \
@@ -288,18 +307,10 @@ HASH_WORDS_OF_KIND(hash_ucs1_words, Py_UCS1)
 HASH_WORDS_OF_KIND(hash_ucs2_words, Py_UCS2)
 HASH_WORDS_OF_KIND(hash_ucs4_words, Py_UCS4)
 
+/* A text's words hashed onto `out`; `text` is a ready str (shingles checked it). */
 static int
 hash_words(PyObject *text, Growable *out, Bytes *word)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "shingles: texts must be str, not %.100s",
-                     Py_TYPE(text)->tp_name);
-        return -1;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)
-        return -1;
-#endif
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     const void *data = PyUnicode_DATA(text);
     if (PyUnicode_IS_ASCII(text))
@@ -319,7 +330,9 @@ hash_words(PyObject *text, Growable *out, Bytes *word)
  * The words of each text hashed, and every window of k consecutive hashes of one text mixed
  * into a shingle hash: the shingles of all texts one after another, as uint64 in a bytearray,
  * and each text's word count, as int64 in a bytearray. A text of n words has max(n - k + 1, 0)
- * shingles. */
+ * shingles. The texts are checked first; the hashing and the mixing run without the GIL (the
+ * sequence holds the texts, and a str does not change), so a server's other threads and
+ * check_many's callers use the other cores meanwhile. */
 static PyObject *
 shingles(PyObject *self, PyObject *args)
 {
@@ -335,6 +348,21 @@ shingles(PyObject *self, PyObject *args)
     if (seq == NULL)
         return NULL;
     Py_ssize_t n_texts = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t t = 0; t < n_texts; t++) {
+        if (!PyUnicode_Check(items[t])) {
+            PyErr_Format(PyExc_TypeError, "shingles: texts must be str, not %.100s",
+                         Py_TYPE(items[t])->tp_name);
+            Py_DECREF(seq);
+            return NULL;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(items[t]) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+#endif
+    }
     PyObject *counts = PyByteArray_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(int64_t));
     Growable hashes = {0};
     Bytes word = {0};
@@ -343,19 +371,29 @@ shingles(PyObject *self, PyObject *args)
         goto done;
     int64_t *count_of = (int64_t *)PyByteArray_AS_STRING(counts);
     Py_ssize_t n_shingles = 0;
+    int out_of_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_texts; t++) {
         Py_ssize_t before = hashes.len;
-        if (hash_words(PySequence_Fast_GET_ITEM(seq, t), &hashes, &word) < 0)
-            goto done;
+        if (hash_words(items[t], &hashes, &word) < 0) {
+            out_of_memory = 1;
+            break;
+        }
         count_of[t] = hashes.len - before;
         if (count_of[t] >= k)
             n_shingles += count_of[t] - k + 1;
+    }
+    Py_END_ALLOW_THREADS
+    if (out_of_memory) {
+        PyErr_NoMemory();
+        goto done;
     }
     mixed = PyByteArray_FromStringAndSize(NULL, n_shingles * (Py_ssize_t)sizeof(uint64_t));
     if (mixed == NULL)
         goto done;
     uint64_t *out = (uint64_t *)PyByteArray_AS_STRING(mixed);
     const uint64_t *h = hashes.data;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_texts; t++) {
         for (Py_ssize_t i = 0; i + k <= count_of[t]; i++) {
             uint64_t value = h[i];
@@ -365,13 +403,14 @@ shingles(PyObject *self, PyObject *args)
         }
         h += count_of[t];
     }
+    Py_END_ALLOW_THREADS
     result = PyTuple_Pack(2, mixed, counts);
 done:
     Py_XDECREF(mixed);
     Py_XDECREF(counts);
     Py_DECREF(seq);
-    PyMem_Free(hashes.data);
-    PyMem_Free(word.data);
+    PyMem_RawFree(hashes.data);
+    PyMem_RawFree(word.data);
     return result;
 }
 
@@ -755,17 +794,20 @@ strip_markup(PyObject *self, PyObject *text)
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), len;
-    void *out = PyMem_Malloc((n + 1) * kind);
+    void *out = PyMem_RawMalloc((n + 1) * kind);
     if (out == NULL)
         return PyErr_NoMemory();
+    /* without the GIL: the scan reads the str (held by the caller) and writes `out` */
+    Py_BEGIN_ALLOW_THREADS
     if (kind == PyUnicode_1BYTE_KIND)
         len = strip_ucs1(kind, data, n, out);
     else if (kind == PyUnicode_2BYTE_KIND)
         len = strip_ucs2(kind, data, n, out);
     else
         len = strip_ucs4(kind, data, n, out);
+    Py_END_ALLOW_THREADS
     PyObject *stripped = PyUnicode_FromKindAndData(kind, out, len);
-    PyMem_Free(out);
+    PyMem_RawFree(out);
     return stripped;
 }
 
@@ -1865,6 +1907,158 @@ done:
     return result;
 }
 
+/* -- the normalised text, piece by piece -------------------------------------------------
+ *
+ * normalised(text, piece_form) -> str, or None: filter/normalise.py's _normalise(text) made
+ * from the pieces _NON_ASCII_CHAR finds (a non-ASCII character with its marks, an ASCII one a
+ * mark follows), each normalised once in the process and then read from a cache, the ASCII
+ * between them lowered here. Most words of a text with some non-ASCII character are ASCII, and
+ * most of its non-ASCII characters are a few (dashes, arrows, quotes; a script's letters):
+ * NFKC and casefold of the whole text cost more than the rest of a check.
+ *
+ * `piece_form(piece)` (normalise.py's _piece_form) gives (its normalised form, whether it
+ * joins as it stands): a piece's form can be put after what precedes it when NFKC cannot reach
+ * back across the join (filter/normalise.py says when). A text holding a piece that cannot
+ * gives None: the caller normalises it whole. The cache is the process's: single code points
+ * in pages of 256, longer pieces in a dict emptied when it is full; it is kept while the same
+ * `piece_form` is passed and emptied when another is. */
+
+typedef struct {
+    PyObject *form; /* NULL: not looked up yet */
+    int joins;
+} Form;
+
+#define FORM_PAGES (N_CODES >> 8)
+#define MAX_PIECES 65536
+static Form *form_pages[FORM_PAGES];
+static PyObject *piece_forms = NULL; /* longer piece -> (form, joins) */
+static PyObject *forms_by = NULL;    /* the piece_form the cache holds the results of */
+
+static void
+forms_clear(void)
+{
+    for (Py_ssize_t p = 0; p < FORM_PAGES; p++) {
+        if (form_pages[p] == NULL)
+            continue;
+        for (int j = 0; j < 256; j++)
+            Py_XDECREF(form_pages[p][j].form);
+        PyMem_Free(form_pages[p]);
+        form_pages[p] = NULL;
+    }
+    if (piece_forms != NULL)
+        PyDict_Clear(piece_forms);
+}
+
+/* piece_form(piece) as (form, joins), checked; a new reference to the form, or NULL */
+static PyObject *
+form_called(PyObject *piece_form, PyObject *piece, int *joins)
+{
+    PyObject *pair = PyObject_CallOneArg(piece_form, piece), *form = NULL;
+    if (pair == NULL)
+        return NULL;
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0))) {
+        PyErr_SetString(PyExc_TypeError, "normalised: piece_form must return (str, bool)");
+    } else if ((*joins = PyObject_IsTrue(PyTuple_GET_ITEM(pair, 1))) >= 0) {
+        form = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
+    }
+    Py_DECREF(pair);
+    return form;
+}
+
+/* The form of the piece s[0:n] (borrowed: the cache holds it), or NULL with an exception */
+static PyObject *
+form_of(const Py_UCS4 *s, Py_ssize_t n, PyObject *piece_form, int *joins)
+{
+    if (n == 1) {
+        Py_UCS4 c = s[0];
+        Form **page = &form_pages[c >> 8];
+        if (*page == NULL && (*page = PyMem_Calloc(256, sizeof(Form))) == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        Form *slot = &(*page)[c & 255];
+        if (slot->form == NULL) {
+            PyObject *piece = PyUnicode_FromOrdinal((int)c);
+            if (piece == NULL)
+                return NULL;
+            slot->form = form_called(piece_form, piece, &slot->joins);
+            Py_DECREF(piece);
+            if (slot->form == NULL)
+                return NULL;
+        }
+        *joins = slot->joins;
+        return slot->form;
+    }
+    PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+    if (piece == NULL)
+        return NULL;
+    PyObject *pair = PyDict_GetItemWithError(piece_forms, piece); /* borrowed */
+    if (pair == NULL && !PyErr_Occurred()) {
+        int joins_now;
+        PyObject *form = form_called(piece_form, piece, &joins_now);
+        if (form != NULL) {
+            if (PyDict_GET_SIZE(piece_forms) >= MAX_PIECES)
+                PyDict_Clear(piece_forms);
+            PyObject *stored = Py_BuildValue("(Ni)", form, joins_now);
+            if (stored != NULL && PyDict_SetItem(piece_forms, piece, stored) == 0)
+                pair = stored; /* the dict holds it */
+            Py_XDECREF(stored);
+        }
+    }
+    Py_DECREF(piece);
+    if (pair == NULL)
+        return NULL;
+    *joins = (int)PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
+    return PyTuple_GET_ITEM(pair, 0);
+}
+
+static PyObject *
+normalised(PyObject *self, PyObject *args)
+{
+    PyObject *text, *piece_form, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OO:normalised", &text, &piece_form))
+        return NULL;
+    if (mark_bits == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
+    if (piece_forms == NULL && (piece_forms = PyDict_New()) == NULL)
+        return NULL;
+    if (forms_by != piece_form) {
+        forms_clear();
+        Py_XSETREF(forms_by, Py_NewRef(piece_form));
+    }
+    Py_ssize_t n;
+    Py_UCS4 *s = code_points_of(text, "normalised", &n);
+    if (s == NULL)
+        return NULL;
+    Growable out = {0};
+    Py_ssize_t i = 0, end;
+    while (i < n) {
+        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(s, n, i)) < 0) {
+            if (u32s_push(&out, ascii_lower(s[i])) < 0)
+                goto done;
+            i++;
+            continue;
+        }
+        int joins;
+        PyObject *form = form_of(s + i, end - i, piece_form, &joins);
+        if (form == NULL)
+            goto done;
+        if (!joins) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (u32s_append_str(&out, form) < 0)
+            goto done;
+        i = end;
+    }
+    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.len);
+done:
+    PyMem_Free(s);
+    PyMem_Free(out.data);
+    return result;
+}
+
 /* -- the module -------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1887,6 +2081,9 @@ static PyMethodDef methods[] = {
     {"word_spans", word_spans, METH_VARARGS,
      "word_spans(text, normalise, with_words) -> (words or None, starts, ends): "
      "filter/normalise.py's tokenise(text)."},
+    {"normalised", normalised, METH_VARARGS,
+     "normalised(text, piece_form) -> str or None: filter/normalise.py's _normalise(text), "
+     "by pieces each normalised once."},
     {"align_many", align_many, METH_VARARGS,
      "align_many(record_pos, artifact_no, artifact_pos, numbers, k, max_gap, min_anchors, "
      "max_bridge, max_runs) -> a list of passages for each artifact number."},

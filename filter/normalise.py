@@ -235,6 +235,48 @@ def _normalise(run: str) -> str:
     return run
 
 
+# A piece's normalised form can follow what came before it as it stands unless NFKC reaches
+# back across the join: a character at the head of the piece, at any step, that is a combining
+# mark (it reorders or composes with what precedes), a Hangul vowel or final jamo (it joins the
+# syllable or leading jamo before it: NFKC makes "ㅋㅜ" one syllable) or has a combining
+# class. Every character that composes as a second one is a mark or such a jamo
+# (tests/filter/test_normalise_pieces.py checks it for this Python's unicodedata).
+_JAMO = re.compile("[\u1160-\u11ff\ud7b0-\ud7ff]")
+
+
+def _joins_at(step: str) -> bool:
+    if not step or step[0] < "\x80":
+        return True
+    head = step[0]
+    return (
+        not unicodedata.combining(head)
+        and not unicodedata.category(head).startswith("M")
+        and not _JAMO.match(head)
+    )
+
+
+def _piece_form(piece: str) -> tuple[str, bool]:
+    """A piece's normalised form (_normalise's, step by step) and whether it joins as it
+    stands: the compiled normaliser's cache holds both (filter/_speedups.c's normalised)."""
+    dropped = piece.translate(_DROP_INVISIBLE)
+    composed = unicodedata.normalize("NFKC", dropped)
+    folded = composed.casefold()
+    form = unicodedata.normalize("NFKC", folded)
+    return form, all(_joins_at(step) for step in (dropped, composed, folded, form))
+
+
+def _normalised(text: str) -> str:
+    """_normalise(text), by pieces each normalised once in the process where the C module is
+    built (most of a text's words are ASCII, most of its other characters a few), whole where
+    a piece does not join as it stands or the module is not built."""
+    compiled = speedups.compiled
+    if compiled is not None:
+        by_pieces = compiled.normalised(text, _piece_form)
+        if by_pieces is not None:
+            return by_pieces
+    return _normalise(text)
+
+
 def _normalise_with_offsets(text: str) -> tuple[str, list[tuple[int, int, int, bool]]]:
     """NFKC + casefold of `text`, and pieces (start in output, start in text, length in text,
     exact) mapping back: ASCII stretches map character for character; a normalised non-ASCII
@@ -295,14 +337,14 @@ def words(text: str) -> list[str]:
     """The normalised words of `text`, without offsets."""
     if text.isascii():
         return _ASCII_WORD.findall(_cut_markup(text).lower())
-    return _non_ascii_words(_cut_markup(_normalise(text)))
+    return _non_ascii_words(_cut_markup(_normalised(text)))
 
 
 def word_bytes(text: str) -> list[bytes]:
     """The normalised words of `text` as UTF-8: the hot path of every check."""
     if text.isascii():
         return _ASCII_WORD_BYTES.findall(_cut_markup(text).encode().lower())
-    found = _non_ascii_words(_cut_markup(_normalise(text)))
+    found = _non_ascii_words(_cut_markup(_normalised(text)))
     # One join, one encode and one split in C instead of an encode per word (no word holds
     # a NUL: it is not a letter or digit).
     return "\0".join(found).encode().split(b"\0") if found else []
@@ -311,7 +353,7 @@ def word_bytes(text: str) -> list[bytes]:
 def prepared_for_words(text: str) -> str:
     """`text` as the compiled word scan reads it: normalised unless it is ASCII (the scan
     lowers ASCII letters itself), and wordless markup cut. Its words are word_bytes(text)'s."""
-    return _cut_markup(text if text.isascii() else _normalise(text))
+    return _cut_markup(text if text.isascii() else _normalised(text))
 
 
 def _non_ascii_words(normalised: str) -> list[str]:

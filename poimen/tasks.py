@@ -15,7 +15,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 
 from poimen.celery import app
 from poimen.db.readiness import database_identity
-from poimen.services import queued, queued_payloads, queued_worker
+from poimen.services import queued, queued_payloads, queued_worker, refilter_affected
 
 log = get_task_logger(__name__)
 DATABASE_LOST = (OperationalError, InterfaceError)
@@ -90,3 +90,12 @@ def refilter_batch(self, job, number, kind, first, last, database=None):
         first=first,
         last=last,
     )
+
+
+@app.task(name=refilter_affected.REFILTER_AFFECTED_TASK)
+def refilter_affected_task(artifact_ids, actor_id=None):
+    """A registration's refilter (services/refilter_affected.py): run again if lost, it
+    decides the same."""
+    close_old_connections()
+    result = refilter_affected.registered_refilter(artifact_ids, actor_id)
+    log.info("refilter of artifacts %s: %s records checked", artifact_ids, result.checked)

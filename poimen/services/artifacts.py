@@ -24,6 +24,7 @@ from poimen.services.artifact_folders import (  # noqa: F401 (artifact_name_from
     project_artifacts,
 )
 from poimen.services.common import InputError, check_artifact_text, check_kind, check_name
+from poimen.services.refilter_affected import registration_refilter
 
 
 def _manifest_path(manifest: Path | None) -> Path:
@@ -156,6 +157,8 @@ def artifact_record_register(
         artifact, created = _artifact_store(_usable(artifact_record), actor=actor)
         # The manifest line is the stored row's (its emitted_at), even when the row was there.
         appended = manifest_append(_manifest_path(manifest), [artifact_to_record(artifact)])
+    if created:
+        registration_refilter([artifact], actor=actor)
     return RegisterResult(artifact=artifact, created=created, appended=bool(appended))
 
 
@@ -212,15 +215,18 @@ def artifacts_import(
     else:
         result.problems.append(f"{path}: no such file or directory")
         return result
-    stored = []
+    stored, created_now = [], []
     with transaction.atomic():  # in force with their manifest lines, or not at all
         for artifact_record in artifact_records:
             artifact, created = _artifact_store(artifact_record, actor=actor)
+            if created:
+                created_now.append(artifact)
             result.registered += created
             result.already += not created
             result.kinds[artifact.kind] += created
             stored.append(artifact_to_record(artifact))
         result.appended = manifest_append(_manifest_path(manifest), stored) if stored else 0
+    registration_refilter(created_now, actor=actor)
     return result
 
 
