@@ -51,6 +51,11 @@ from poimen.selectors.estimates import (
     threshold_estimates,
     threshold_flips,
 )
+from poimen.selectors.guidelines import (
+    guidelines_current,
+    guidelines_history,
+    guidelines_version,
+)
 from poimen.selectors.heatmap import HeatMap, PartCopies, artifact_heatmap, part_copies
 from poimen.selectors.kinds import (
     default_threshold,
@@ -185,6 +190,9 @@ __all__ = [
     "reviewed_count",
     "saved_filter_of",
     "saved_filters_of",
+    "guidelines_current",
+    "guidelines_history",
+    "guidelines_version",
     "next_unreviewed",
     "review_progress",
     "Progress",
