@@ -43,6 +43,7 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
+from poimen.selectors.copies import Copy, record_copies
 from poimen.selectors.estimates import (
     Estimate,
     Estimates,
@@ -190,6 +191,8 @@ __all__ = [
     "reviewed_count",
     "saved_filter_of",
     "saved_filters_of",
+    "Copy",
+    "record_copies",
     "guidelines_current",
     "guidelines_history",
     "guidelines_version",
