@@ -18,9 +18,13 @@ from poimen.selectors.artifacts import (
 )
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
 from poimen.selectors.bulk import (
+    CHOOSE_SHOWN,
+    CHOSEN_MAX,
     SAMPLE_MAX,
     SAMPLE_SIZES,
     ColleagueVerdicts,
+    bulk_choices,
+    bulk_chosen,
     bulk_sample,
     colleague_verdicts,
 )
@@ -191,6 +195,10 @@ __all__ = [
     "reviewed_count",
     "saved_filter_of",
     "saved_filters_of",
+    "CHOOSE_SHOWN",
+    "CHOSEN_MAX",
+    "bulk_choices",
+    "bulk_chosen",
     "Copy",
     "record_copies",
     "guidelines_current",

@@ -48,6 +48,8 @@ def pages(desk_data, tuner):
         "audit": "/audit/",
         "export": "/export/?list=exclusions",
         "bulk": "/exclusions/bulk/?kind=skill",
+        "bulk-choose": "/exclusions/bulk/?kind=skill&choose=1",
+        "bulk-chosen": f"/exclusions/bulk/?chosen={record.pk}",
         "review": "/review/?list=near_misses",
         "exclusions-by-reason": "/exclusions/?reason=quoted",
         "saved-filters": "/filters/",
