@@ -10,6 +10,7 @@ from poimen.models import (
     AuditHead,
     Claim,
     Event,
+    GuidelinesVersion,
     IngestRun,
     KindPolicy,
     Match,
@@ -156,3 +157,11 @@ class OneTimePasswordAdmin(ReadOnlyAdmin):
 class OverviewVisitAdmin(ReadOnlyAdmin):
     list_display = ["user", "seen_at"]
     list_select_related = ["user"]
+
+
+@admin.register(GuidelinesVersion)
+class GuidelinesVersionAdmin(ReadOnlyAdmin):
+    """Every version of the review guidelines (edited on the desk, under Guidelines)."""
+
+    list_display = ["id", "author", "created_at", "note"]
+    list_select_related = ["author"]

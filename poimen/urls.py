@@ -8,6 +8,7 @@ from poimen.views import (
     artifacts,
     audit,
     export,
+    guidelines,
     lists,
     overview,
     record,
@@ -54,6 +55,9 @@ urlpatterns = [
     path("tuning/", tuning.tuning, name="tuning"),
     path("tuning/<str:kind>/", tuning.tuning_kind, name="tuning_kind"),
     path("tuning/<str:kind>/policy/", tuning.tuning_policy, name="tuning_policy"),
+    # The team's review guidelines (views/guidelines.py).
+    path("guidelines/", guidelines.guidelines, name="guidelines"),
+    path("guidelines/edit/", guidelines.guidelines_edit, name="guidelines_edit"),
     # A reviewer's saved filters (views/saved_filters.py).
     path("filters/", saved_filters.saved_filters, name="saved_filters"),
     path("filters/save/", saved_filters.saved_filter_save, name="saved_filter_save"),

@@ -453,3 +453,29 @@ def chained_as_committed(request):
     if "database" not in request.fixturenames and connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+@pytest.fixture
+def pasted_across_kinds(make_artifact, tmp_path):
+    """A record pasted from a skill and a reference page (62% of each): neither decides it
+    alone, their coverage across kinds does."""
+    import json
+
+    from filter import renderings
+    from poimen.models import Record
+    from poimen.services import records_ingest
+    from tests.texts import reference, skill
+
+    texts = {
+        ("skill", "git-commit-message"): skill("git-commit-message"),
+        ("reference", "celery-task-retries"): reference("celery-task-retries"),
+    }
+    for (kind, name), text in texts.items():
+        make_artifact(kind=kind, name=name, text=text)
+    text = "\n\n".join(
+        renderings.word_slice(t, words=int(len(t.split()) * 0.62), seed=5) for t in texts.values()
+    )
+    path = tmp_path / "pasted.jsonl"
+    path.write_text(json.dumps({"id": "pasted", "text": text}) + "\n", encoding="utf-8")
+    records_ingest(paths=[path], source="pasted")
+    return Record.objects.get(source="pasted")

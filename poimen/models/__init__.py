@@ -1,6 +1,6 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
 matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
-reviews, saved filters. Import them from here.
+reviews, saved filters, the review guidelines. Import them from here.
 
 May import: poimen.db, poimen.ledger.
 """
@@ -17,6 +17,7 @@ from poimen.models.artifacts import (
     default_threshold,
 )
 from poimen.models.events import AuditHead, Event, EventManager
+from poimen.models.guidelines import GuidelinesVersion
 from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
@@ -31,6 +32,7 @@ __all__ = [
     "Claim",
     "Event",
     "EventManager",
+    "GuidelinesVersion",
     "IngestRun",
     "KindPolicy",
     "OneTimePassword",

@@ -126,6 +126,8 @@ class Event(models.Model):
         SECOND_REVIEW_ROUTED = "second_review_routed", "Sent to a second reviewer"
         SECOND_REVIEW_GIVEN = "second_review_given", "Second verdict"
         DISAGREEMENT_SETTLED = "disagreement_settled", "Disagreement settled"
+        # The review guidelines (poimen/services/guidelines.py): data {"version", "characters"}.
+        GUIDELINES_CHANGED = "guidelines_changed", "Guidelines changed"
 
     type = models.CharField(max_length=40, choices=Type.choices)
     actor = models.ForeignKey(
@@ -208,6 +210,8 @@ class Event(models.Model):
         ("ok", "chain intact"),
         ("events", "events"),
         ("broken", "first break"),
+        ("version", "guidelines version"),
+        ("characters", "characters"),
     ]
 
     def __str__(self) -> str:

@@ -20,9 +20,13 @@ from poimen.selectors.artifacts import (
 )
 from poimen.selectors.audit import AuditFilters, audit_list, audit_page, bulks_undone
 from poimen.selectors.bulk import (
+    CHOOSE_SHOWN,
+    CHOSEN_MAX,
     SAMPLE_MAX,
     SAMPLE_SIZES,
     ColleagueVerdicts,
+    bulk_choices,
+    bulk_chosen,
     bulk_sample,
     colleague_verdicts,
 )
@@ -45,6 +49,7 @@ from poimen.selectors.common import (
     UNREVIEWED,
     VERDICTS,
 )
+from poimen.selectors.copies import Copy, record_copies
 from poimen.selectors.estimates import (
     Estimate,
     Estimates,
@@ -52,6 +57,11 @@ from poimen.selectors.estimates import (
     ThresholdEstimate,
     threshold_estimates,
     threshold_flips,
+)
+from poimen.selectors.guidelines import (
+    guidelines_current,
+    guidelines_history,
+    guidelines_version,
 )
 from poimen.selectors.heatmap import HeatMap, PartCopies, artifact_heatmap, part_copies
 from poimen.selectors.kinds import (
@@ -187,6 +197,15 @@ __all__ = [
     "reviewed_count",
     "saved_filter_of",
     "saved_filters_of",
+    "CHOOSE_SHOWN",
+    "CHOSEN_MAX",
+    "bulk_choices",
+    "bulk_chosen",
+    "Copy",
+    "record_copies",
+    "guidelines_current",
+    "guidelines_history",
+    "guidelines_version",
     "next_unreviewed",
     "review_progress",
     "Progress",

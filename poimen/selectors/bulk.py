@@ -8,6 +8,7 @@ from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Mod
 
 from poimen.models import Record
+from poimen.selectors.paging import page_of
 from poimen.team.verdicts import overridden_condition
 
 
@@ -61,3 +62,20 @@ def bulk_sample(records: QuerySet, *, size: int, seed: int) -> QuerySet:
         .values_list("id", flat=True)[:size]
     )
     return Record.objects.filter(pk__in=ids)
+
+
+# How many records of a filtered set the bulk page lists to choose from, and how many chosen
+# ids one bulk verdict takes (they travel in the URL).
+CHOOSE_SHOWN = 100
+CHOSEN_MAX = 100
+
+
+def bulk_choices(records: QuerySet, *, sort: str) -> list[Record]:
+    """The first CHOOSE_SHOWN records of a filtered set in the list's order, to pick from."""
+    return page_of(records, sort=sort, size=CHOOSE_SHOWN).items
+
+
+def bulk_chosen(records: QuerySet, ids: list[int]) -> QuerySet:
+    """The chosen records that are still in the filtered set (selected again on the server:
+    one a colleague's verdict or a refilter took out of the set is not judged)."""
+    return records.filter(pk__in=ids)

@@ -1,14 +1,14 @@
 """The passages a record shares with an artifact, for the side-by-side view, each marked when
 it is boilerplate (text common to many artifacts: a licence, a stock heading)."""
 
-import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 from django.db.models import Count, Max
 
-from filter import DEFAULT_PARAMS, match_passages, shingle_text
+from filter import DEFAULT_PARAMS, match_passages, shingle_text, tokenise
 from poimen.decision.artifact_records import artifact_to_record
 from poimen.models import Artifact, Record
 from poimen.selectors.cache import kept_in_process
@@ -31,12 +31,24 @@ class MarkedPassage:
     artifact_changes: tuple[tuple[int, int], ...] = field(default=())
 
 
-WORD = re.compile(r"\S+")
+@lru_cache(maxsize=4)
+def _tokens(text: str):
+    # A record's passages are compared one by one against the same two texts.
+    return tokenise(text)
 
 
 def _words(text: str, span: tuple[int, int]) -> list[tuple[str, int, int]]:
+    """The normaliser's words of `text` inside `span`, with their offsets: what it blanks
+    (line-number gutters, path prefixes, markup) is no word, so a copy read with line
+    numbers differs from its artifact in nothing. The whole text is tokenised, as the
+    matcher does: a rule that reads a line's start needs the line before the span."""
     start, end = span
-    return [(m.group().casefold(), m.start(), m.end()) for m in WORD.finditer(text, start, end)]
+    tokens = _tokens(text)
+    return [
+        (word, s, e)
+        for word, s, e in zip(tokens.words, tokens.starts, tokens.ends, strict=True)
+        if s >= start and e <= end
+    ]
 
 
 def word_changes(

@@ -39,6 +39,7 @@ from poimen.services.export import (
     records_export,
     records_export_chunks,
 )
+from poimen.services.guidelines import GUIDELINES_MAX_CHARACTERS, guidelines_edit
 from poimen.services.ingest import IngestResult, records_ingest
 from poimen.services.kind_policies import PolicyResult, check_paste_words, kind_policy_change
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
@@ -116,6 +117,8 @@ __all__ = [
     "saved_filter_delete",
     "saved_filter_rename",
     "saved_filter_save",
+    "GUIDELINES_MAX_CHARACTERS",
+    "guidelines_edit",
     "review_undo",
     "UndoRefused",
     "OverridesChanged",

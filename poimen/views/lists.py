@@ -2,6 +2,7 @@
 (or a random sample of it)."""
 
 import secrets
+from urllib.parse import parse_qsl, urlencode
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -96,6 +97,13 @@ def exclusions_bulk(request):
     if sample:
         filtered = queryset.count()
         queryset = selectors.bulk_sample(queryset, size=sample["size"], seed=sample["seed"])
+    chosen = _chosen_asked(request)
+    choices = None
+    if chosen:
+        chosen_of = queryset.count()
+        queryset = selectors.bulk_chosen(queryset, chosen)
+    elif request.GET.get("choose"):
+        choices = selectors.bulk_choices(queryset, sort=filters.sort)
     count = queryset.count()
     too_many = count > BULK_LIMIT
     colleagues = (
@@ -131,7 +139,8 @@ def exclusions_bulk(request):
                     note=asked["note"],
                     actor=request.user,
                     filters_described=form.described()
-                    + (f" · a random sample of {count}" if sample else ""),
+                    + (f" · a random sample of {count}" if sample else "")
+                    + (f" · {count} chosen records" if chosen else ""),
                     overrides_expected=overrides,
                 )
             except services.OverridesChanged:
@@ -171,6 +180,15 @@ def exclusions_bulk(request):
         "sample": {**sample, "of": filtered} if sample else None,
         "sample_sizes": selectors.SAMPLE_SIZES,
         "new_seed": secrets.randbelow(10**9),  # for "a random sample of N" links
+        # A subset chosen record by record (partials/bulk_choose.html): the choices offered,
+        # or the chosen ids kept in the form's address.
+        "choices": choices,
+        "chosen": {"gone": len(chosen) - count, "of": chosen_of} if chosen else None,
+        "bulk_query": "&".join(
+            filter(None, [list_query(request), urlencode([("chosen", pk) for pk in chosen])])
+        ),
+        "list_pairs": parse_qsl(list_query(request)),
+        "choose_shown": selectors.CHOOSE_SHOWN,
     }
     status = 400 if request.method == "POST" and not (changed or ask_overrides) else 200
     return render_page(request, "exclusions_bulk.html", context, status=status)
@@ -186,6 +204,19 @@ def _sample_asked(request) -> dict | None:
     if not 1 <= size <= selectors.SAMPLE_MAX or not 0 <= seed < 10**9:
         return None
     return {"size": size, "seed": seed}
+
+
+def _chosen_asked(request) -> list[int]:
+    """The ids of records chosen one by one (?chosen=12&chosen=15), at most CHOSEN_MAX; empty
+    for the whole set. An id that does not parse is left out (the count the reviewer confirms
+    then says what is judged)."""
+    ids = []
+    for value in request.GET.getlist("chosen"):
+        try:
+            ids.append(int(value))
+        except ValueError:
+            continue
+    return sorted(set(ids))[: selectors.CHOSEN_MAX]
 
 
 @require_POST

@@ -48,12 +48,28 @@ def pages(desk_data, tuner):
         "audit": "/audit/",
         "export": "/export/?list=exclusions",
         "bulk": "/exclusions/bulk/?kind=skill",
+        "bulk-choose": "/exclusions/bulk/?kind=skill&choose=1",
+        "bulk-chosen": f"/exclusions/bulk/?chosen={record.pk}",
         "review": "/review/?list=near_misses",
         "exclusions-by-reason": "/exclusions/?reason=quoted",
         "saved-filters": "/filters/",
         "tuning": "/tuning/",
         "tuning-skill": "/tuning/skill/?value=0.35",
+        **guidelines_pages(tuner),
         **team_pages(desk_data, tuner),
+    }
+
+
+def guidelines_pages(tuner):
+    """The guidelines with a version in force and one replaced, and the admin's editor."""
+    from poimen.services import guidelines_edit
+
+    first = guidelines_edit(actor=tuner, text="Confirm a copy of a skill.", note="first")
+    guidelines_edit(actor=tuner, text="Confirm a copy of a skill.\n\nRelease a quotation.")
+    return {
+        "guidelines": "/guidelines/",
+        "guidelines-old": f"/guidelines/?version={first.pk}",
+        "guidelines-edit": "/guidelines/edit/",
     }
 
 

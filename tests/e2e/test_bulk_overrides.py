@@ -48,6 +48,8 @@ def test_a_bulk_verdict_on_a_random_sample(live_server, page, log_in, reviewer, 
     page.goto(f"{live_server.url}/exclusions/bulk/")
     page.locator("[data-sample]").get_by_role("link", name="10", exact=True).click()
     expect(page.locator("[data-sample]")).to_contain_text("A random sample of 10 of the")
+    seed = page.locator("[data-seed]").inner_text()
+    assert f"seed={seed}" in page.url  # shown on the page, kept in its address
     page.get_by_role("button", name="Apply to 10 records").click()
     expect(page.locator(".messages")).to_contain_text("10 records marked")
     assert Record.objects.filter(review__isnull=False).count() == 10
