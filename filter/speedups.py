@@ -24,12 +24,12 @@ API = 8
 def _load():
     if os.environ.get(PURE_PYTHON_ENV, "").strip() not in ("", "0"):
         return None, f"pure Python ({PURE_PYTHON_ENV} is set)"
-    if importlib.util.find_spec("filter._speedups") is None:
-        # pip install without a compiler: the extension is optional (setup.py)
-        return None, "pure Python (filter._speedups is not built: no C compiler at install)"
     try:
         from filter import _speedups
     except ImportError as error:
+        if importlib.util.find_spec("filter._speedups") is None:
+            # pip install without a compiler: the extension is optional (setup.py)
+            return None, "pure Python (filter._speedups is not built: no C compiler at install)"
         return None, f"pure Python (filter._speedups does not load: {error})"
     if getattr(_speedups, "API", None) != API:
         return None, (
