@@ -283,14 +283,19 @@ def manifest_mend(*, actor=None, manifest: Path | None = None) -> ManifestDiffer
     if differences.unlisted:
         lines = [artifact_to_record(a) for a in differences.unlisted]
         manifest_append(_manifest_path(manifest), lines)
+    created_now = []
     for item in differences.unstored:
         try:
             check_kind(item.kind)
             check_name(item.name)
             check_artifact_text(item)
-            _artifact_store(_usable(item), actor=actor)
+            artifact, created = _artifact_store(_usable(item), actor=actor)
         except InputError as error:
             differences.broken.append(f"{item.kind}/{item.name}: not registered: {error}")
+            continue
+        if created:
+            created_now.append(artifact)
+    registration_refilter(created_now, actor=actor)
     return differences
 
 
