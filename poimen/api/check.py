@@ -1,8 +1,11 @@
 """POST /api/v1/check: per record, evidence / redacted / excluded, what matched and where."""
 
+import json
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema
 from pydantic import StrictBool, WithJsonSchema
 
@@ -10,6 +13,9 @@ from poimen.api.auth import require_permission
 from poimen.api.errors import error_responses, too_large
 from poimen.models import Record
 from poimen.services.checks import CheckedItem, CheckResult, records_check
+from poimen.services.tokens import TokenRefused, api_token_authenticate
+
+CHECK_PATH = "/api/v1/check"
 
 router = Router(tags=["check"])
 
@@ -174,9 +180,60 @@ def check(request, payload: CheckIn):
     if len(payload.records) > settings.POIMEN_API_MAX_RECORDS:
         raise too_large(f"this request holds {len(payload.records):,} records")
     result = records_check(items=payload.records, store=payload.store, token=token)
+    return _rendered(request, _answer(result))
+
+
+def _rendered(request: HttpRequest, answer: dict) -> HttpResponse:
     # Built to the schema here, so not validated against it again: that took as long as the
     # check of a batch (`response=CheckOut` stays for the OpenAPI schema). Rendered by the
     # API's own renderer (imported here: urls.py imports this module).
     from poimen.api.urls import api
 
-    return api.create_response(request, _answer(result), status=200)
+    return api.create_response(request, answer, status=200)
+
+
+def check_at_once(request: HttpRequest) -> HttpResponse | None:
+    """The answer `check` gives, for a request with nothing unusual about it (a JSON body
+    within the limits, of `records` and `store` alone, a live bearer token allowed to
+    check), without URL resolution and django-ninja's request cycle: they were half of a
+    single record's time in a server process. None for any other request, which the
+    whole way answers (every error is its, and said once)."""
+    meta = request.META
+    if request.method != "POST" or request.path_info != CHECK_PATH:
+        return None
+    scheme, _, raw = meta.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if scheme.lower() != "bearer" or not meta.get("CONTENT_TYPE", "").startswith(
+        "application/json"
+    ):
+        return None
+    try:
+        declared = int(meta.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return None
+    if not 0 < declared <= min(settings.POIMEN_API_MAX_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE):
+        return None
+    try:
+        payload = json.loads(request.body)  # kept on the request for the whole way
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not payload.keys() <= {"records", "store"}:
+        return None
+    records, store = payload.get("records"), payload.get("store", True)
+    if not isinstance(records, list) or not isinstance(store, bool):
+        return None
+    if len(records) > settings.POIMEN_API_MAX_RECORDS:
+        return None
+    try:
+        token = api_token_authenticate(raw)
+    except TokenRefused:
+        return None
+    if "poimen.check_records" not in token.permissions:
+        return None
+    request.user, request.auth = token.user, token
+    try:
+        result = records_check(items=records, store=store, token=token)
+    except DatabaseError:
+        # Answered again the whole way, which says what failed (a check and a store are
+        # idempotent: a record stored before the failure is "already" stored then).
+        return None
+    return _rendered(request, _answer(result))
