@@ -86,6 +86,13 @@ class ResultOut(Schema):
     stored: Literal["new", "already"] | None = Field(
         None, description="new: stored now; already: stored before (this answer is a fresh check)"
     )
+    shadow: bool = Field(
+        False,
+        description=(
+            "decided in shadow mode (the token's, or the record's source's): the status says "
+            "what would have happened, and the memory system keeps the record"
+        ),
+    )
     error: str | None = None
 
 
@@ -93,6 +100,13 @@ class CheckOut(Schema):
     results: list[ResultOut]
     index_version: str
     run: int | None = Field(None, description="the ingest run the stored records joined")
+    shadow_run: int | None = Field(
+        None,
+        description=(
+            "when some records were decided in shadow mode (their source's) and others not: "
+            "the run those in shadow mode joined (`run` is the others')"
+        ),
+    )
     shadow: bool = Field(
         False,
         description=(
@@ -154,6 +168,7 @@ def _answer(result: CheckResult) -> dict:
                 "matches": _matches(item),
                 "across_kinds": _across_kinds(item),
                 "stored": item.stored,
+                "shadow": item.shadow,
                 "error": None,
             }
         )
@@ -161,6 +176,7 @@ def _answer(result: CheckResult) -> dict:
         "results": results,
         "index_version": result.index_version,
         "run": result.run.pk if result.run else None,
+        "shadow_run": result.shadow_run.pk if result.shadow_run else None,
         "shadow": result.shadow,
     }
 

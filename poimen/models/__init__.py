@@ -1,6 +1,6 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
-matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
-reviews, saved filters. Import them from here."""
+matches, the audit log, reviews, API tokens, sources in shadow mode, queued batches, a team's
+claims and second reviews, saved filters. Import them from here."""
 
 from poimen.models.accounts import OneTimePassword
 from poimen.models.api_tokens import ApiToken
@@ -18,6 +18,7 @@ from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
 from poimen.models.saved_filters import SavedFilter
+from poimen.models.sources import ShadowSource
 from poimen.models.team import Claim, OverviewVisit, SecondReview
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Review",
     "SavedFilter",
     "SecondReview",
+    "ShadowSource",
     "ThresholdChange",
     "default_min_shared",
     "default_on_derived",
