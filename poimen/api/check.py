@@ -12,6 +12,7 @@ from pydantic import StrictBool, WithJsonSchema
 from poimen.api.auth import require_permission
 from poimen.api.errors import error_responses, too_large
 from poimen.models import Record
+from poimen.readers.base import SUSPECT_ESCAPE
 from poimen.services.checks import CheckedItem, CheckResult, records_check
 from poimen.services.tokens import TokenRefused, api_token_authenticate
 
@@ -195,8 +196,21 @@ def check(request, payload: CheckIn):
     token = require_permission(request, "poimen.check_records")
     if len(payload.records) > settings.POIMEN_API_MAX_RECORDS:
         raise too_large(f"this request holds {len(payload.records):,} records")
-    result = records_check(items=payload.records, store=payload.store, token=token)
+    result = records_check(
+        items=payload.records,
+        store=payload.store,
+        token=token,
+        suspect=_suspect(request.body),
+    )
     return _rendered(request, _answer(result))
+
+
+def _suspect(body: bytes) -> bool:
+    """Whether the raw body can hold what `unstorable` refuses (NUL, a lone surrogate, a
+    number that is not finite): SUSPECT_ESCAPE's escapes and numbers, or the bytes 0xED
+    start, which json.loads decodes (surrogatepass) to a lone surrogate. A body without them
+    has its items' characters checked once, as it is parsed."""
+    return b"\xed" in body or SUSPECT_ESCAPE.search(body) is not None
 
 
 def _rendered(request: HttpRequest, answer: dict) -> HttpResponse:
@@ -247,7 +261,9 @@ def check_at_once(request: HttpRequest) -> HttpResponse | None:
         return None
     request.user, request.auth = token.user, token
     try:
-        result = records_check(items=records, store=store, token=token)
+        result = records_check(
+            items=records, store=store, token=token, suspect=_suspect(request.body)
+        )
     except DatabaseError:
         # Answered again the whole way, which says what failed (a check and a store are
         # idempotent: a record stored before the failure is "already" stored then).

@@ -68,18 +68,22 @@ def _candidate(item, position: int, context: FileContext, limit: int) -> Candida
     read = next(iter(records_line(item, context)))
     if isinstance(read, Problem):
         return f"{where}: {read.why}"
-    why = oversize(read.text, limit) or unstorable(read)
+    why = oversize(read.text, limit) or unstorable(read, suspect=context.suspect)
     if why:
         return f"{where}: {why}"
     return read
 
 
-def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckResult:
-    """Answer every item in order; with `store`, store the new ones as ingest would."""
+def records_check(
+    *, items: list, store: bool = True, token: ApiToken, suspect: bool = True
+) -> CheckResult:
+    """Answer every item in order; with `store`, store the new ones as ingest would.
+    `suspect` False: the raw request holds nothing that can make what `unstorable` refuses
+    (its characters are then not walked again, as ingest skips them for such a line)."""
     answers, candidates = [], []
     # One context for every item: an item's problem is named by its place (records[3]), and
     # `unstorable` checks each item whatever the reader saw of it.
-    context = FileContext(shown="records", resolved="", default_source=API_SOURCE)
+    context = FileContext(shown="records", resolved="", default_source=API_SOURCE, suspect=suspect)
     limit = settings.POIMEN_MAX_RECORD_BYTES
     for position, item in enumerate(items):
         read = _candidate(item, position, context, limit)

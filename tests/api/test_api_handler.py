@@ -161,3 +161,22 @@ def test_an_answer_at_once_is_the_whole_ways_to_the_byte(api_user, make_token):
     assert at_once[0] == whole_way[0] == 200
     assert at_once[2] == whole_way[2]
     assert at_once[1] == whole_way[1]
+
+
+@pytest.mark.parametrize(
+    "raw_text",
+    [b'"\\u0000 a NUL"', b'"a lone \\ud800 surrogate"', b'"a lone \xed\xa0\x80 surrogate"'],
+)
+def test_what_cannot_be_stored_is_refused_at_once_too(api_user, make_token, raw_text):
+    """A usual request's items are not walked for NUL and lone surrogates again when the raw
+    body cannot hold them; one that can is (escaped, or UTF-8 bytes json.loads lets through)."""
+    body = b'{"records": [{"id": 1, "text": ' + raw_text + b'}, {"id": 2, "text": "Fine."}]}'
+    request = RequestFactory().post(
+        "/api/v1/check",
+        body,
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {make_token(api_user)}",
+    )
+    refused, fine = json.loads(check_at_once(request).content)["results"]
+    assert refused["error"] and "records[0]" in refused["error"]
+    assert fine["status"] == "evidence"
