@@ -240,7 +240,9 @@ def check_at_once(request: HttpRequest) -> HttpResponse | None:
         declared = int(meta.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return None
-    if not 0 < declared <= min(settings.POIMEN_API_MAX_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE):
+    # request.body refuses more than Django's limit (None: no limit), the API more than its own.
+    limits = (settings.POIMEN_API_MAX_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    if not 0 < declared <= min(limit for limit in limits if limit is not None):
         return None
     try:
         payload = json.loads(request.body)  # kept on the request for the whole way
