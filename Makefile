@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml setup.py filter/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,bench,mem0,langgraph,mcp]'
+	$(BIN)/pip install --quiet -e '.[test,bench,mem0,langgraph,mcp,graphiti]'
 	touch $@
 
 demo: $(BIN)/.installed

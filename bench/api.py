@@ -11,8 +11,9 @@ record so that a record is about 2 KB, 2% planted copies of artifacts):
   same artifacts, and 4 concurrent clients on one persistent connection each:
   batches of 100 with store false; single-record requests with store false (latency p50, p99);
   batches of 100 with store true (the records stored as ingest stores them).
-- one client sending single records one after the other (store false, then store true), and
-  the same requests to a bare WSGI app (bench/bare_wsgi.py) under the same gunicorn settings.
+- one client sending single records one after the other (store false, then store true); with
+  store false each request goes to a bare WSGI app (bench/bare_wsgi.py) under the same
+  gunicorn settings too, in turn with poimen's, so that both meet the same load.
 Targets (issues 10 and 23): batches of 100 at least 0.8x the library's records/s; one client's
 single records, store false, p50 at most 2x and p99 at most 3x the bare app's; store true at
 least 0.5x ingest's records/s.
@@ -222,21 +223,29 @@ def _percentiles(latencies: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p99 * 1000
 
 
-def run_bare(port: int, command: list[str], records: list[dict]) -> tuple[float, float]:
-    """p50 and p99 of the single-record requests against the bare app under the same gunicorn
-    settings as `serve`."""
+def _bare(port: int, command: list[str]) -> subprocess.Popen:
+    """The bare app under the same gunicorn settings as `serve`."""
     command = [c.replace("{bind}", f"127.0.0.1:{port}") for c in command]
     server = subprocess.Popen(
         [sys.executable, *command], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    try:
-        _wait_for(port, server, "/")
-        singles = [{"records": [r], "store": False} for r in records[: min(2000, len(records))]]
-        _one_client(port, "none", singles[:50])
-        return _percentiles(_one_client(port, "none", singles))
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    _wait_for(port, server, "/")
+    return server
+
+
+def _side_by_side(port: int, token: str, bare_port: int, requests: list[dict]):
+    """Each request sent to poimen and to the bare app in turn (which goes first alternates),
+    by one client on a kept-alive connection to each: the latencies of both, under the same
+    load from moment to moment (on a shared machine it moves within seconds)."""
+    ours, bare = _Connection(port, token), _Connection(bare_port, "none")
+    timed: tuple[list[float], list[float]] = ([], [])
+    for n, body in enumerate(requests):
+        pair = [(ours, timed[0]), (bare, timed[1])]
+        for connection, latencies in pair if n % 2 else pair[::-1]:
+            started = time.perf_counter()
+            connection.post("/api/v1/check", body)
+            latencies.append(time.perf_counter() - started)
+    return timed
 
 
 def _wait_for(port: int, server: subprocess.Popen, path: str) -> None:
@@ -274,10 +283,11 @@ def _serve(port: int, env: dict) -> subprocess.Popen:
     return server
 
 
-def run_api(folder: Path, records: list[dict], database_url: str, token: str) -> dict:
-    port = _free_port()
+def run_api(folder: Path, records: list[dict], database_url: str, token: str, bare: list) -> dict:
+    port, bare_port = _free_port(), _free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "POIMEN_MANIFEST": str(folder / "m.jsonl")}
     server = _serve(port, env)
+    bare_server = _bare(bare_port, bare)
     try:
         # Every worker loads its index on its first check: warm them all before the clock.
         warm = [{"records": [records[0]], "store": False}] * (WORKERS * 4)
@@ -289,14 +299,17 @@ def run_api(folder: Path, records: list[dict], database_url: str, token: str) ->
         batch_seconds, _ = _concurrently(port, token, batches)
         singles = [{"records": [r], "store": False} for r in records[: min(2000, len(records))]]
         single_seconds, latencies = _concurrently(port, token, singles)
-        one_client = _percentiles(_one_client(port, token, singles))
+        _side_by_side(port, token, bare_port, singles[:50])
+        ours, theirs = _side_by_side(port, token, bare_port, singles)
+        one_client, bare_app = _percentiles(ours), _percentiles(theirs)
         fresh = [{"records": [{**r, "id": f"one-{r['id']}"}], "store": True} for r in records]
         one_client_stored = _percentiles(_one_client(port, token, fresh[: len(singles)]))
         stored = [{"records": b["records"], "store": True} for b in batches]
         store_seconds, _ = _concurrently(port, token, stored)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        for running in (server, bare_server):
+            running.terminate()
+            running.wait(timeout=30)
     latencies.sort()
     return {
         "batch_rate": len(records) / batch_seconds,
@@ -305,6 +318,7 @@ def run_api(folder: Path, records: list[dict], database_url: str, token: str) ->
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
         "store_rate": len(records) / store_seconds,
         "one_client": one_client,
+        "bare": bare_app,
         "one_client_stored": one_client_stored,
     }
 
@@ -359,12 +373,11 @@ def main(argv=None) -> None:
         print("ingest ...", flush=True)
         recreate_database(args.database_url)
         ingest = _phase("ingest", folder, args.database_url)
-        print(f"the API: gunicorn, {WORKERS} workers, {CLIENTS} clients ...", flush=True)
+        print(f"the API (and the bare app): gunicorn, {WORKERS} workers ...", flush=True)
         recreate_database(args.database_url)
         server = _phase("server", folder, args.database_url)
-        api = run_api(folder, records, args.database_url, server["token"])
-        print("the bare WSGI app under the same gunicorn settings ...", flush=True)
-        bare = run_bare(_free_port(), server["bare"], records)
+        api = run_api(folder, records, args.database_url, server["token"], server["bare"])
+        bare = api["bare"]
 
     library_rate = library["records"] / library["seconds"]
     ingest_rate = ingest["records"] / ingest["seconds"]

@@ -1,6 +1,8 @@
 """Every model in the admin, to look at. Nothing is changed here: each change the desk or a
 command makes goes through a service that applies it and writes its event, and an edit in the
-admin would do neither (a threshold typed here would leave every status as it was)."""
+admin would do neither (a threshold typed here would leave every status as it was). The one
+exception, the sources in shadow mode, is added and deleted through its service, event and all.
+"""
 
 from django.contrib import admin
 
@@ -21,8 +23,10 @@ from poimen.models import (
     Review,
     SavedFilter,
     SecondReview,
+    ShadowSource,
     ThresholdChange,
 )
+from poimen.services import source_mode
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -112,6 +116,31 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     list_filter = ["revoked_at", "shadow"]
     search_fields = ["name", "prefix", "user__username"]
     exclude = ["key_sha256"]
+
+
+@admin.register(ShadowSource)
+class ShadowSourceAdmin(admin.ModelAdmin):
+    """A source put in shadow mode here (or with the source_mode command) has its records
+    decided and recorded, never withheld; deleting it switches the source back to enforcing.
+    Either goes through source_mode, which writes the source_mode_changed event."""
+
+    list_display = ["source", "since", "set_by"]
+    fields = ["source"]
+    search_fields = ["source"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        source_mode(source=obj.source, shadow=True, actor=request.user)
+        obj.pk = ShadowSource.objects.get(source=obj.source.strip()).pk
+
+    def delete_model(self, request, obj):
+        source_mode(source=obj.source, shadow=False, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for row in queryset:
+            self.delete_model(request, row)
 
 
 @admin.register(QueuedBatch)

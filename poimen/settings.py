@@ -279,8 +279,9 @@ POIMEN_MAX_DOCUMENT_BYTES = env_number("POIMEN_MAX_DOCUMENT_BYTES", 256 * 1024 *
 # What one API request may hold (POST /api/v1/check): over that, 413 naming the limits.
 POIMEN_API_MAX_RECORDS = env_number("POIMEN_API_MAX_RECORDS", 1000)
 POIMEN_API_MAX_BYTES = env_number("POIMEN_API_MAX_BYTES", 10 * 1024 * 1024)
-# Seconds a server process keeps a bearer token it recognised (poimen.services.tokens): a
-# revoke holds at once in its own process and within this in the others; 0 reads every time.
+# Seconds a server process keeps a bearer token it recognised (poimen.services.tokens), and
+# the sources in shadow mode (poimen.services.sources): a revoke or a mode change holds at
+# once in its own process and within this in the others; 0 reads every time.
 POIMEN_API_TOKEN_CACHE_SECONDS = env_number("POIMEN_API_TOKEN_CACHE_SECONDS", 5, float)
 # The API reads its own bodies up to POIMEN_API_MAX_BYTES (poimen.api.urls); every other
 # request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).

@@ -461,9 +461,9 @@ def pasted_across_kinds(make_artifact, tmp_path):
     alone, their coverage across kinds does."""
     import json
 
-    from tests import renderings
     from poimen.models import Record
     from poimen.services import records_ingest
+    from tests import renderings
     from tests.texts import reference, skill
 
     texts = {

@@ -4,14 +4,16 @@ before it stores and when it injects. It speaks stdio and reaches poimen's API w
 POIMEN_URL and POIMEN_TOKEN (POIMEN_ON_ERROR: allow, the default, or raise; POIMEN_TIMEOUT
 seconds, default 5)."""
 
+import contextlib
 import os
 import sys
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from poimen.adapters.records import INJECTED_KIND, injected_name
-from poimen.agent.client import CheckResult, Client
+from poimen.agent.client import CheckResult, Client, PoimenError
 
 INSTRUCTIONS = (
     "poimen keeps a memory from learning from its own output. Before storing text as a "
@@ -59,6 +61,22 @@ def _checked(result: CheckResult) -> Checked:
     )
 
 
+@contextlib.contextmanager
+def _failed_closed(what: str):
+    """A guard that fails closed (on_error="raise") answers the agent a tool error that says
+    why and what not to do, not the SDK's bare "Error executing tool"."""
+    try:
+        yield
+    except PoimenError as error:
+        raise ToolError(f"poimen could not {what} ({error}): {_UNCHECKED_ADVICE[what]}") from None
+
+
+_UNCHECKED_ADVICE = {
+    "check": "store none of these records until poimen answers (POIMEN_ON_ERROR=raise)",
+    "register": "the text is not registered; call again when poimen answers",
+}
+
+
 def server(guard: Client, *, source: str = "mcp") -> MCPServer:
     """The MCP server, its tools speaking to poimen through `guard`."""
     app = MCPServer("poimen", instructions=INSTRUCTIONS)
@@ -68,10 +86,12 @@ def server(guard: Client, *, source: str = "mcp") -> MCPServer:
         """Check records before storing them as memories: each answered in order with
         whether to keep it and what text to keep."""
         sent = [{**record.model_dump(exclude_none=True), "source": source} for record in records]
-        return [_checked(result) for result in guard.check(sent, store=store)]
+        with _failed_closed("check"):
+            return [_checked(result) for result in guard.check(sent, store=store)]
 
     def registered(kind: str, name: str, text: str) -> Registered:
-        artifact = guard.register(kind, name, text)
+        with _failed_closed("register"):
+            artifact = guard.register(kind, name, text)
         return Registered(
             registered=artifact is not None,
             kind=kind,

@@ -12,8 +12,9 @@ With on_error="raise" (fail closed), a PoimenError is raised instead, and a writ
 the check does not happen. Every failure counts: no answer, an error status, an answer that is
 not what the API answers (not JSON, fields missing), a server that does not speak HTTP, one
 that trickles its answer. `timeout` is the whole call's deadline (its requests together),
-however the server drips its bytes. A token in shadow mode has every record decided and
-recorded, and kept (`keep`, `text_to_keep`), its `status` saying what would have happened.
+however the server drips its bytes. A token (or a source) in shadow mode has every record
+decided and recorded, and kept (`keep`, `text_to_keep`), its `status` saying what would have
+happened.
 """
 
 import http.client
@@ -64,8 +65,8 @@ class CheckResult:
     matches: tuple[Match, ...] = ()
     stored: str | None = None
     error: str | None = None
-    # Decided in shadow mode (the token's): `status` says what would have happened, and the
-    # record is kept whole all the same.
+    # Decided in shadow mode (the token's or the source's): `status` says what would have
+    # happened, and the record is kept whole all the same.
     shadow: bool = False
 
     @property
@@ -319,5 +320,6 @@ def _check_result(sent: dict, got: dict, shadow: bool = False) -> CheckResult:
         ),
         stored=got.get("stored"),
         error=got.get("error"),
-        shadow=shadow,
+        # The token's mode (the answer's) or the record's source's (its own).
+        shadow=shadow or got.get("shadow") is True,
     )

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0017_record_decided_overlap'),
+        ("poimen", "0017_record_decided_overlap"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='artifact_ranges',
-            field=models.JSONField(blank=True, db_default=models.Value([], models.JSONField()), default=list),
+            model_name="match",
+            name="artifact_ranges",
+            field=models.JSONField(
+                blank=True, db_default=models.Value([], models.JSONField()), default=list
+            ),
         ),
     ]

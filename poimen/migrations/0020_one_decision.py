@@ -5,30 +5,62 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0019_notes_saved_filters'),
+        ("poimen", "0019_notes_saved_filters"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='kindpolicy',
-            name='paste_words',
+            model_name="kindpolicy",
+            name="paste_words",
             field=models.PositiveIntegerField(default=poimen.models.artifacts.default_paste_words),
         ),
         migrations.AddField(
-            model_name='match',
-            name='passage_shared',
-            field=models.JSONField(blank=True, db_default=models.Value([], models.JSONField()), default=list),
+            model_name="match",
+            name="passage_shared",
+            field=models.JSONField(
+                blank=True, db_default=models.Value([], models.JSONField()), default=list
+            ),
         ),
         migrations.AddField(
-            model_name='record',
-            name='remainder_copies',
+            model_name="record",
+            name="remainder_copies",
             field=models.BooleanField(default=False),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_noted', 'Note on a verdict'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('derived_verified', 'Evidence verified'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked'), ('records_stored', 'Records Stored'), ('api_token_created', 'Api Token Created'), ('api_token_revoked', 'Api Token Revoked'), ('records_claimed', 'Records claimed'), ('claims_released', 'Claims released'), ('second_review_routed', 'Sent to a second reviewer'), ('second_review_given', 'Second verdict'), ('disagreement_settled', 'Disagreement settled')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("derived_redacted", "Derived Redacted"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("policy_changed", "Policy Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("review_noted", "Note on a verdict"),
+                    ("review_bulk", "Bulk verdict"),
+                    ("review_bulk_undone", "Bulk verdict undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                    ("derived_verified", "Evidence verified"),
+                    ("user_added", "User Added"),
+                    ("login_locked_out", "Login Locked Out"),
+                    ("login_unlocked", "Login Unlocked"),
+                    ("records_stored", "Records Stored"),
+                    ("api_token_created", "Api Token Created"),
+                    ("api_token_revoked", "Api Token Revoked"),
+                    ("records_claimed", "Records claimed"),
+                    ("claims_released", "Claims released"),
+                    ("second_review_routed", "Sent to a second reviewer"),
+                    ("second_review_given", "Second verdict"),
+                    ("disagreement_settled", "Disagreement settled"),
+                ],
+                max_length=40,
+            ),
         ),
     ]

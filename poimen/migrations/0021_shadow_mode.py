@@ -4,25 +4,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0020_one_decision'),
+        ("poimen", "0020_one_decision"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='apitoken',
-            name='shadow',
+            model_name="apitoken",
+            name="shadow",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='ingestrun',
-            name='shadow',
+            model_name="ingestrun",
+            name="shadow",
             field=models.BooleanField(default=False),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_noted', 'Note on a verdict'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked'), ('records_stored', 'Records Stored'), ('api_token_created', 'Api Token Created'), ('api_token_revoked', 'Api Token Revoked'), ('api_token_mode_changed', 'Api Token Mode Changed'), ('records_claimed', 'Records claimed'), ('claims_released', 'Claims released'), ('second_review_routed', 'Sent to a second reviewer'), ('second_review_given', 'Second verdict'), ('disagreement_settled', 'Disagreement settled')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("derived_redacted", "Derived Redacted"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("policy_changed", "Policy Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("review_noted", "Note on a verdict"),
+                    ("review_bulk", "Bulk verdict"),
+                    ("review_bulk_undone", "Bulk verdict undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                    ("user_added", "User Added"),
+                    ("login_locked_out", "Login Locked Out"),
+                    ("login_unlocked", "Login Unlocked"),
+                    ("records_stored", "Records Stored"),
+                    ("api_token_created", "Api Token Created"),
+                    ("api_token_revoked", "Api Token Revoked"),
+                    ("api_token_mode_changed", "Api Token Mode Changed"),
+                    ("records_claimed", "Records claimed"),
+                    ("claims_released", "Claims released"),
+                    ("second_review_routed", "Sent to a second reviewer"),
+                    ("second_review_given", "Second verdict"),
+                    ("disagreement_settled", "Disagreement settled"),
+                ],
+                max_length=40,
+            ),
         ),
     ]

@@ -60,47 +60,90 @@ def seal_drop(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poimen', '0022_desk_holds_visits_one_time_passwords'),
+        ("poimen", "0022_desk_holds_visits_one_time_passwords"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='event',
-            name='content_hash',
-            field=models.CharField(default='', editable=False, max_length=64),
+            model_name="event",
+            name="content_hash",
+            field=models.CharField(default="", editable=False, max_length=64),
         ),
         migrations.AddField(
-            model_name='event',
-            name='hash',
-            field=models.CharField(default='', editable=False, max_length=64),
+            model_name="event",
+            name="hash",
+            field=models.CharField(default="", editable=False, max_length=64),
         ),
         migrations.AddField(
-            model_name='event',
-            name='seq',
+            model_name="event",
+            name="seq",
             field=models.BigIntegerField(editable=False, null=True, unique=True),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='created_at',
+            model_name="event",
+            name="created_at",
             field=models.DateTimeField(default=django.utils.timezone.now, editable=False),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(choices=[('derived_excluded', 'Derived Excluded'), ('derived_redacted', 'Derived Redacted'), ('filter_disabled', 'Filter Disabled'), ('threshold_changed', 'Threshold Changed'), ('policy_changed', 'Policy Changed'), ('status_changed', 'Status Changed'), ('review_confirmed', 'Review Confirmed'), ('review_false_positive', 'Review False Positive'), ('review_false_negative', 'Review False Negative'), ('review_undone', 'Review Undone'), ('review_noted', 'Note on a verdict'), ('review_bulk', 'Bulk verdict'), ('review_bulk_undone', 'Bulk verdict undone'), ('artifact_registered', 'Artifact Registered'), ('records_refiltered', 'Records Refiltered'), ('user_added', 'User Added'), ('login_locked_out', 'Login Locked Out'), ('login_unlocked', 'Login Unlocked'), ('records_stored', 'Records Stored'), ('audit_verified', 'Audit log verified'), ('api_token_created', 'Api Token Created'), ('api_token_revoked', 'Api Token Revoked'), ('records_claimed', 'Records claimed'), ('claims_released', 'Claims released'), ('second_review_routed', 'Sent to a second reviewer'), ('second_review_given', 'Second verdict'), ('disagreement_settled', 'Disagreement settled')], max_length=40),
+            model_name="event",
+            name="type",
+            field=models.CharField(
+                choices=[
+                    ("derived_excluded", "Derived Excluded"),
+                    ("derived_redacted", "Derived Redacted"),
+                    ("filter_disabled", "Filter Disabled"),
+                    ("threshold_changed", "Threshold Changed"),
+                    ("policy_changed", "Policy Changed"),
+                    ("status_changed", "Status Changed"),
+                    ("review_confirmed", "Review Confirmed"),
+                    ("review_false_positive", "Review False Positive"),
+                    ("review_false_negative", "Review False Negative"),
+                    ("review_undone", "Review Undone"),
+                    ("review_noted", "Note on a verdict"),
+                    ("review_bulk", "Bulk verdict"),
+                    ("review_bulk_undone", "Bulk verdict undone"),
+                    ("artifact_registered", "Artifact Registered"),
+                    ("records_refiltered", "Records Refiltered"),
+                    ("user_added", "User Added"),
+                    ("login_locked_out", "Login Locked Out"),
+                    ("login_unlocked", "Login Unlocked"),
+                    ("records_stored", "Records Stored"),
+                    ("audit_verified", "Audit log verified"),
+                    ("api_token_created", "Api Token Created"),
+                    ("api_token_revoked", "Api Token Revoked"),
+                    ("records_claimed", "Records claimed"),
+                    ("claims_released", "Claims released"),
+                    ("second_review_routed", "Sent to a second reviewer"),
+                    ("second_review_given", "Second verdict"),
+                    ("disagreement_settled", "Disagreement settled"),
+                ],
+                max_length=40,
+            ),
         ),
         migrations.CreateModel(
-            name='AuditHead',
+            name="AuditHead",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('events', models.BigIntegerField(default=0)),
-                ('last_id', models.BigIntegerField(null=True)),
-                ('hash', models.CharField(default='0000000000000000000000000000000000000000000000000000000000000000', max_length=64)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("events", models.BigIntegerField(default=0)),
+                ("last_id", models.BigIntegerField(null=True)),
+                (
+                    "hash",
+                    models.CharField(
+                        default="0000000000000000000000000000000000000000000000000000000000000000",
+                        max_length=64,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('pk', 1)), name='audit_head_one')],
+                "constraints": [
+                    models.CheckConstraint(condition=models.Q(("pk", 1)), name="audit_head_one")
+                ],
             },
         ),
         migrations.RunPython(chain_fill, seal_drop),

@@ -1,6 +1,6 @@
 """poimen's data, a module per part: artifacts and their policies, ingested records and their
-matches, the audit log, reviews, API tokens, queued batches, a team's claims and second
-reviews, saved filters, the review guidelines. Import them from here.
+matches, the audit log, reviews, API tokens, sources in shadow mode, queued batches, a team's
+claims and second reviews, saved filters, the review guidelines. Import them from here.
 
 May import: poimen.db, poimen.ledger.
 """
@@ -22,6 +22,7 @@ from poimen.models.queued_batches import QueuedBatch
 from poimen.models.records import IngestRun, Match, Record
 from poimen.models.reviews import Review
 from poimen.models.saved_filters import SavedFilter
+from poimen.models.sources import ShadowSource
 from poimen.models.team import Claim, OverviewVisit, SecondReview
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "Review",
     "SavedFilter",
     "SecondReview",
+    "ShadowSource",
     "ThresholdChange",
     "default_min_shared",
     "default_on_derived",

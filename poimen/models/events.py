@@ -120,6 +120,8 @@ class Event(models.Model):
         API_TOKEN_CREATED = "api_token_created"
         API_TOKEN_REVOKED = "api_token_revoked"
         API_TOKEN_MODE_CHANGED = "api_token_mode_changed"
+        # data {"source", "old", "new"}: "shadow" or "enforce" (poimen.services.sources)
+        SOURCE_MODE_CHANGED = "source_mode_changed", "Source mode changed"
         # The desk for a team (poimen/services/claims.py, second_review.py).
         RECORDS_CLAIMED = "records_claimed", "Records claimed"
         CLAIMS_RELEASED = "claims_released", "Claims released"
@@ -201,6 +203,7 @@ class Event(models.Model):
         ("address", "address"),
         ("failures", "failures"),
         ("token", "token"),
+        ("source", "source"),
         ("stored", "stored"),
         ("already", "already stored"),
         ("first", "first verdict"),

@@ -14,8 +14,8 @@ class IngestRun(models.Model):
 
     source = models.CharField(max_length=255)
     filtered = models.BooleanField(default=True)
-    # The run of a token in shadow mode: its decisions were recorded, not applied (the memory
-    # system kept every record).
+    # The run of records decided in shadow mode (their token's or their source's): their
+    # decisions were recorded, not applied (the memory system kept every record).
     shadow = models.BooleanField(default=False)
     thresholds = models.JSONField(default=dict)
     counts = models.JSONField(default=dict)

@@ -106,6 +106,7 @@ from poimen.selectors.runs import (
     recent_runs,
     run_list,
     runs_for_filter,
+    shadow_source_list,
     unfiltered_runs,
     with_queue_progress,
 )
@@ -211,6 +212,7 @@ __all__ = [
     "Progress",
     "run_list",
     "runs_for_filter",
+    "shadow_source_list",
     "threshold_changes",
     "kind_changes",
     "paste_words_for",

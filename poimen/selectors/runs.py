@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max, QuerySet, Sum
 
-from poimen.models import Event, IngestRun, QueuedBatch
+from poimen.models import Event, IngestRun, QueuedBatch, ShadowSource
 
 
 def run_list() -> QuerySet:
@@ -20,6 +20,11 @@ def runs_for_filter(limit: int = 200) -> list[IngestRun]:
     """The runs a list can be filtered by, with what their choice says (id, source, filtered,
     shadow): not their counts and thresholds, JSON decoded on every list page for nothing."""
     return list(run_list().only("id", "source", "filtered", "shadow", "started_at")[:limit])
+
+
+def shadow_source_list() -> list[ShadowSource]:
+    """The sources in shadow mode now (their records go to the shadow runs)."""
+    return list(ShadowSource.objects.order_by("source"))
 
 
 def unfiltered_runs() -> list[IngestRun]:

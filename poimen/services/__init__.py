@@ -67,6 +67,7 @@ from poimen.services.second_review import (
     second_review_give,
     second_review_route,
 )
+from poimen.services.sources import shadow_sources, source_mode
 from poimen.services.thresholds import (
     ThresholdBelowFloor,
     ThresholdResult,
@@ -136,6 +137,8 @@ __all__ = [
     "record_hold",
     "records_claim",
     "second_review_give",
+    "shadow_sources",
+    "source_mode",
     "second_review_route",
     "one_time_password_replaced",
     "role_assign",

@@ -29,6 +29,7 @@ from poimen.services.ingest import (
     candidates_ingest,
     thresholds_in_force,
 )
+from poimen.services.sources import shadow_sources
 
 API_SOURCE = "api"
 
@@ -43,6 +44,8 @@ class CheckedItem:
     checked: Checked | None = None
     stored: str | None = None  # "new", "already", or None when nothing was stored
     error: str | None = None
+    # Decided in shadow mode (its token's or its source's): recorded, not to be withheld.
+    shadow: bool = False
 
 
 @dataclass
@@ -51,6 +54,8 @@ class CheckResult:
     index_version: str
     artifact_index: ArtifactIndex
     run: IngestRun | None = None
+    # The run of the records stored in shadow mode, when some were and others not.
+    shadow_run: IngestRun | None = None
     # The token is in shadow mode: decided and recorded, nothing withheld.
     shadow: bool = False
 
@@ -63,18 +68,22 @@ def _candidate(item, position: int, context: FileContext, limit: int) -> Candida
     read = next(iter(records_line(item, context)))
     if isinstance(read, Problem):
         return f"{where}: {read.why}"
-    why = oversize(read.text, limit) or unstorable(read)
+    why = oversize(read.text, limit) or unstorable(read, suspect=context.suspect)
     if why:
         return f"{where}: {why}"
     return read
 
 
-def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckResult:
-    """Answer every item in order; with `store`, store the new ones as ingest would."""
+def records_check(
+    *, items: list, store: bool = True, token: ApiToken, suspect: bool = True
+) -> CheckResult:
+    """Answer every item in order; with `store`, store the new ones as ingest would.
+    `suspect` False: the raw request holds nothing that can make what `unstorable` refuses
+    (its characters are then not walked again, as ingest skips them for such a line)."""
     answers, candidates = [], []
     # One context for every item: an item's problem is named by its place (records[3]), and
     # `unstorable` checks each item whatever the reader saw of it.
-    context = FileContext(shown="records", resolved="", default_source=API_SOURCE)
+    context = FileContext(shown="records", resolved="", default_source=API_SOURCE, suspect=suspect)
     limit = settings.POIMEN_MAX_RECORD_BYTES
     for position, item in enumerate(items):
         read = _candidate(item, position, context, limit)
@@ -86,11 +95,18 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
         else:
             answers.append(CheckedItem(id=item_id))
             candidates.append((answers[-1], read))
+    in_shadow = shadow_sources() if candidates and not token.shadow else frozenset()
+    for answer, candidate in candidates:
+        answer.shadow = token.shadow or candidate.source in in_shadow
     artifact_index, state = live_index.current_state()
-    run, written = None, {}
-    if store and candidates:
-        run, batch = _store(candidates, artifact_index, token)
-        written = {(r.source, r.external_id): (r, c) for r, c in batch.records}
+    runs, written = {}, {}
+    # Shadow decisions are stored in a run of their own, which the desk shows apart.
+    for shadow in (False, True):
+        group = [(a, c) for a, c in candidates if a.shadow == shadow]
+        if not (store and group):
+            continue
+        runs[shadow], batch = _store(group, artifact_index, token, shadow=shadow)
+        written |= {(r.source, r.external_id): (r, c) for r, c in batch.records}
         if batch.artifact_index is not artifact_index:
             # A policy changed between the check and the write: the records were checked again
             # and stored under the policies in force then, and the answer is of that index.
@@ -100,7 +116,8 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
         items=answers,
         index_version=state.version,
         artifact_index=artifact_index,
-        run=run,
+        run=runs.get(False, runs.get(True)),
+        shadow_run=runs.get(True) if len(runs) == 2 else None,
         shadow=token.shadow,
     )
     unstored = []
@@ -119,9 +136,10 @@ def records_check(*, items: list, store: bool = True, token: ApiToken) -> CheckR
     return result
 
 
-def _store(candidates, artifact_index: ArtifactIndex, token: ApiToken):
-    """Store through candidates_ingest (as one batch), in this token's run of the day."""
-    run = _run_of_the_day(token, artifact_index)
+def _store(candidates, artifact_index: ArtifactIndex, token: ApiToken, *, shadow: bool):
+    """Store through candidates_ingest (as one batch), in this token's run of the day (its
+    shadow run, for records decided in shadow mode)."""
+    run = _run_of_the_day(token, artifact_index, shadow=shadow)
     counts = IngestResult(run=run, read=len(candidates))
     (written,) = candidates_ingest(
         [[c for _, c in candidates]],
@@ -150,24 +168,25 @@ def _store(candidates, artifact_index: ArtifactIndex, token: ApiToken):
     return run, written
 
 
-def _run_of_the_day(token: ApiToken, artifact_index: ArtifactIndex) -> IngestRun:
+def _run_of_the_day(token: ApiToken, artifact_index: ArtifactIndex, *, shadow: bool) -> IngestRun:
     """The run a token's records of today belong to: one a day, and a new one when the
     thresholds in force have changed, so that a run's thresholds are those its records met,
-    or the token's mode (a shadow run's decisions were not applied)."""
+    and one apart for its records decided in shadow mode (by its mode or their source's: a
+    shadow run's decisions were not applied)."""
     thresholds = thresholds_in_force(
         artifact_index.policies, {kind for kind, _, _ in artifact_index.artifact_ids}
     )
     source = f"api: {token.name} ({token.prefix}…)"[:255]
     midnight = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     latest = (
-        IngestRun.objects.filter(source=source, shadow=token.shadow, started_at__gte=midnight)
+        IngestRun.objects.filter(source=source, shadow=shadow, started_at__gte=midnight)
         .order_by("-pk")
         .first()
     )
     if latest is not None and latest.thresholds == thresholds:
         return latest
     return IngestRun.objects.create(
-        source=source, filtered=True, thresholds=thresholds, shadow=token.shadow
+        source=source, filtered=True, thresholds=thresholds, shadow=shadow
     )
 
 

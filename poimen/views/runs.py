@@ -9,4 +9,5 @@ from poimen.views.common import render_page
 @require_GET
 def runs(request):
     runs = selectors.with_queue_progress(list(selectors.run_list()[:200]))
-    return render_page(request, "runs.html", {"runs": runs})
+    shadow_sources = selectors.shadow_source_list()
+    return render_page(request, "runs.html", {"runs": runs, "shadow_sources": shadow_sources})

@@ -47,7 +47,8 @@ class ContentSecurityPolicyMiddleware:
     def _login_redirect_for_htmx(request, response):
         """An htmx request whose session ran out would swap the login page into a fragment;
         tell htmx to load the login page as a whole page instead."""
-        if request.headers.get("HX-Request") != "true" or response.status_code != 302:
+        # META, not request.headers: that builds every header's name, on every API answer.
+        if request.META.get("HTTP_HX_REQUEST") != "true" or response.status_code != 302:
             return response
         location = response.get("Location", "")
         if not location.startswith(resolve_url(settings.LOGIN_URL)):

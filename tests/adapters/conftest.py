@@ -32,3 +32,15 @@ def guard(live_server, guard_token):
     from poimen.agent.client import Client
 
     return Client(live_server.url, guard_token, timeout=30, on_error="raise")
+
+
+@pytest.fixture
+def guard_down():
+    """guard_down(on_error) -> a client of a poimen that is not there (nothing listens on
+    127.0.0.1:9, the discard port)."""
+    from poimen.agent.client import Client
+
+    def make(on_error):
+        return Client("http://127.0.0.1:9", "poimen_unused", timeout=2, on_error=on_error)
+
+    return make

@@ -5,8 +5,17 @@ import sys
 
 import pytest
 
-ADAPTERS = ["poimen.adapters.mem0", "poimen.adapters.langgraph", "poimen.adapters.mcp"]
-LIBRARIES = {"poimen.adapters.mem0": "mem0", "poimen.adapters.langgraph": "langgraph"}
+ADAPTERS = [
+    "poimen.adapters.mem0",
+    "poimen.adapters.langgraph",
+    "poimen.adapters.mcp",
+    "poimen.adapters.graphiti",
+]
+LIBRARIES = {
+    "poimen.adapters.mem0": "mem0",
+    "poimen.adapters.langgraph": "langgraph",
+    "poimen.adapters.graphiti": "graphiti_core",
+}
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)

@@ -91,3 +91,18 @@ def test_the_documented_example_runs(live_server, guard_token, example):
     assert done.returncode == 0, done.stderr
     assert "Thursdays" in done.stdout
     assert Record.objects.filter(source="langgraph").count() == 1
+
+
+def test_a_guard_that_is_down_fails_closed_with_raise_and_open_by_default(guard_down):
+    from poimen.agent.client import PoimenError
+
+    closed = GuardedStore(InMemoryStore(), guard_down("raise"))
+    with pytest.raises(PoimenError):
+        closed.put(NAMESPACE, "note", {"content": UNRELATED})
+    with pytest.raises(PoimenError):
+        asyncio.run(closed.aput(NAMESPACE, "note", {"content": UNRELATED}))
+    assert closed.get(NAMESPACE, "note") is None  # nothing stored unchecked
+
+    opened = GuardedStore(InMemoryStore(), guard_down("allow"))
+    opened.put(NAMESPACE, "note", {"content": UNRELATED})
+    assert opened.get(NAMESPACE, "note").value == {"content": UNRELATED}

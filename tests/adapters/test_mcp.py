@@ -93,3 +93,23 @@ def test_a_guard_that_is_down_lets_records_through_unchecked(live_server, guard_
     _, (checked,) = _session(parameters, [("check", {"records": [{"id": "t", "text": UNRELATED}]})])
     (result,) = checked["result"]
     assert (result["status"], result["keep"]) == ("unchecked", True)
+
+
+def test_a_guard_that_is_down_fails_closed_with_raise(live_server, guard_token):
+    parameters = _server(
+        live_server,
+        guard_token,
+        POIMEN_URL="http://127.0.0.1:9",
+        POIMEN_TIMEOUT="2",
+        POIMEN_ON_ERROR="raise",
+    )
+
+    async def run():
+        async with Client(parameters, read_timeout_seconds=60) as client:
+            return await client.call_tool("check", {"records": [{"id": "t", "text": UNRELATED}]})
+
+    result = asyncio.run(run())
+    # The agent gets an error, not a record to keep: its memory server stores nothing.
+    assert result.is_error
+    (said,) = result.content
+    assert "poimen could not check" in said.text and "store none of these" in said.text

@@ -148,3 +148,17 @@ def test_everything_withheld_reaches_nothing(memory, guard):
     )
     assert answer["results"] == [] and answer["poimen"][0]["status"] == "excluded"
     assert _stored(memory) == []
+
+
+def test_a_guard_that_is_down_fails_closed_with_raise_and_open_by_default(memory, guard_down):
+    from poimen.agent.client import PoimenError
+
+    closed = GuardedMemory(memory, guard_down("raise"))
+    with pytest.raises(PoimenError):
+        closed.add([{"role": "user", "content": FACTS[0]}], user_id="ana", infer=False)
+    assert _stored(memory) == []  # nothing reached mem0 unchecked
+
+    opened = GuardedMemory(memory, guard_down("allow"))
+    added = opened.add([{"role": "user", "content": FACTS[0]}], user_id="ana", infer=False)
+    assert [d["status"] for d in added["poimen"]] == ["unchecked"]
+    assert [m["memory"] for m in _stored(memory)] == [FACTS[0]]

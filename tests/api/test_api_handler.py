@@ -8,15 +8,18 @@ import sys
 import pytest
 from django.core.signals import request_started
 from django.db import close_old_connections
+from django.test import RequestFactory
 
+from poimen.api.check import check_at_once
 from poimen.wsgi import application
 
 pytestmark = pytest.mark.django_db
 
 
-def _call(method, path, token=None, body=None, keep=True):
+def _call(method, path, token=None, body=None, keep=True, chunked=False):
     """`application`'s answer: status, headers by lower-case name, content. With `keep`, the
-    test's connection is not closed at the request's start (as Django's test client)."""
+    test's connection is not closed at the request's start (as Django's test client). With
+    `chunked`, the body has no Content-Length (as a server passes a chunked one on)."""
     data = json.dumps(body).encode() if body is not None else b""
     environ = {
         "REQUEST_METHOD": method,
@@ -33,6 +36,9 @@ def _call(method, path, token=None, body=None, keep=True):
         "CONTENT_LENGTH": str(len(data)),
         "CONTENT_TYPE": "application/json",
     }
+    if chunked:
+        del environ["CONTENT_LENGTH"]
+        environ["HTTP_TRANSFER_ENCODING"] = "chunked"
     if token:
         environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
     answered = {}
@@ -109,3 +115,68 @@ def test_a_connection_that_died_costs_no_answer(api_user, make_token):
     status, _, content = _call("POST", "/api/v1/check", token, body, keep=False)
     assert status == 200, content
     assert json.loads(content)["results"][0]["status"] == "evidence"
+
+
+def _request(token="", body=None, content_type="application/json"):
+    data = json.dumps(body if body is not None else {"records": [{"id": 1, "text": "A note."}]})
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token is not None else {}
+    return RequestFactory().post("/api/v1/check", data, content_type=content_type, **headers)
+
+
+def test_a_usual_check_is_answered_at_once_and_anything_else_the_whole_way(api_user, make_token):
+    from django.contrib.auth.models import User
+
+    token = make_token(api_user)
+    assert check_at_once(_request(token)).status_code == 200
+    too_many = {"records": [{"id": n, "text": "x"} for n in range(1001)]}
+    unchecking = User.objects.create_user("reader")
+    for declined in [
+        _request(None),
+        _request("poimen_not-a-token"),
+        _request(make_token(unchecking)),  # no permission to check
+        _request(token, {"records": [], "store": "no"}),
+        _request(token, {"records": {}, "store": False}),
+        _request(token, {"records": [], "other": 1}),
+        _request(token, ["not", "an", "object"]),
+        _request(token, too_many),
+        _request(token, content_type="text/plain"),
+    ]:
+        assert check_at_once(declined) is None
+
+
+def test_an_answer_at_once_is_the_whole_ways_to_the_byte(api_user, make_token):
+    """A chunked body (no Content-Length) takes the whole way: the same answer, the same
+    headers."""
+    token = make_token(api_user)
+    body = {
+        "records": [
+            {"id": 1, "text": "An ordinary note."},
+            {"id": 2, "text": 3},
+            {"id": "s", "text": "Another one.", "source": "mem0", "session": "a"},
+        ],
+        "store": False,
+    }
+    at_once = _call("POST", "/api/v1/check", token, body)
+    whole_way = _call("POST", "/api/v1/check", token, body, chunked=True)
+    assert at_once[0] == whole_way[0] == 200
+    assert at_once[2] == whole_way[2]
+    assert at_once[1] == whole_way[1]
+
+
+@pytest.mark.parametrize(
+    "raw_text",
+    [b'"\\u0000 a NUL"', b'"a lone \\ud800 surrogate"', b'"a lone \xed\xa0\x80 surrogate"'],
+)
+def test_what_cannot_be_stored_is_refused_at_once_too(api_user, make_token, raw_text):
+    """A usual request's items are not walked for NUL and lone surrogates again when the raw
+    body cannot hold them; one that can is (escaped, or UTF-8 bytes json.loads lets through)."""
+    body = b'{"records": [{"id": 1, "text": ' + raw_text + b'}, {"id": 2, "text": "Fine."}]}'
+    request = RequestFactory().post(
+        "/api/v1/check",
+        body,
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {make_token(api_user)}",
+    )
+    refused, fine = json.loads(check_at_once(request).content)["results"]
+    assert refused["error"] and "records[0]" in refused["error"]
+    assert fine["status"] == "evidence"
