@@ -68,10 +68,11 @@ def _recreate_database(url: str) -> None:
 FILL = [
     # Ten runs, a month apart from each other's start.
     """
-    INSERT INTO poimen_ingestrun (source, filtered, thresholds, counts, started_at, finished_at)
+    INSERT INTO poimen_ingestrun (source, filtered, thresholds, counts, started_at, finished_at,
+                                  shadow)
     SELECT 'bench-source-' || r, true, '{"skill": 0.8, "reference": 0.8}', '{}',
            now() - interval '40 days' + r * interval '3 days',
-           now() - interval '40 days' + r * interval '3 days' + interval '20 minutes'
+           now() - interval '40 days' + r * interval '3 days' + interval '20 minutes', false
     FROM generate_series(1, 10) AS r
     """,
     """
@@ -85,15 +86,16 @@ FILL = [
     FROM generate_series(1, 1000) AS a
     """,
     """
-    INSERT INTO poimen_kindpolicy (kind, threshold, min_shared, on_derived)
-    VALUES ('skill', 0.8, 10, 'exclude'), ('reference', 0.8, 10, 'exclude')
+    INSERT INTO poimen_kindpolicy (kind, threshold, min_shared, on_derived, paste_words)
+    VALUES ('skill', 0.8, 10, 'exclude', 0), ('reference', 0.8, 10, 'exclude', 0)
     """,
     # Records: i % 10 = 0 excluded (overlap 0.8-1.0), i % 10 = 1 near miss (0.2-0.8).
     """
     INSERT INTO poimen_record (run_id, source, external_id, source_path, position, session,
                                role, metadata, text, sha256, status, derived, coverage,
                                mixed_coverage, best_overlap, best_artifact_id, review_id,
-                               created_at, identity, cut_spans, evidence_text)
+                               created_at, identity, cut_spans, evidence_text,
+                               remainder_copies)
     SELECT (SELECT min(id) FROM poimen_ingestrun) + (i - 1) * 10 / %(records)s,
            'bench-' || (i / 7) %% 5, 'rec-' || i,
            'transcripts/session-' || i / 50 || '.jsonl', i %% 50,
@@ -120,7 +122,7 @@ FILL = [
                 THEN (SELECT min(id) FROM poimen_artifact) + (i / 10) %% 1000 END,
            NULL,
            now() - (%(records)s - i) * interval '2 seconds',
-           '', '[]', ''
+           '', '[]', '', false
     FROM generate_series(1, %(records)s) AS i
     """,
     # A match for every matched record, and a second, weaker one for each exclusion.
@@ -158,11 +160,11 @@ FILL = [
     """,
     """
     INSERT INTO poimen_event (type, actor_id, run_id, record_id, artifact_id, kind, data,
-                              created_at)
+                              created_at, content_hash, hash)
     SELECT 'derived_excluded', NULL, r.run_id, r.id, r.best_artifact_id, a.kind,
            jsonb_build_object('source', r.source, 'external_id', r.external_id,
                               'overlap', r.best_overlap, 'threshold', 0.8),
-           r.created_at
+           r.created_at, '', ''
     FROM poimen_record AS r JOIN poimen_artifact AS a ON a.id = r.best_artifact_id
     WHERE r.derived
     """,
@@ -419,6 +421,8 @@ def review_verdicts(client, n: int) -> tuple[float, float, float]:
     """Server time of n verdicts given in review mode (confirm the next unreviewed exclusion
     nearest the threshold), each answered with the HX-Location of the next record. The
     verdicts are undone afterwards, so a --keep run finds the same data."""
+    from django.urls import reverse
+
     from poimen import selectors, services
     from poimen.models import Review
 
@@ -426,10 +430,13 @@ def review_verdicts(client, n: int) -> tuple[float, float, float]:
     times, given = [], []
     for _ in range(n + 3):
         record, cursor = selectors.next_unreviewed(listed, sort="closeness")
-        data = {"verdict": "confirmed", "seen": 0, "mode": "review", "next": "/review/"}
+        data = {"verdict": "confirmed", "seen": 0, "next": "/review/"}
         started = time.perf_counter()
         response = client.post(
-            f"/records/{record.pk}/review/", data, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="main"
+            reverse("review_verdict", args=[record.pk]),
+            data,
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="main",
         )
         elapsed = (time.perf_counter() - started) * 1000
         if response.status_code != 204:
