@@ -10,6 +10,7 @@ from django.utils.dateformat import format as date_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
+from poimen.models import IngestRun
 from poimen.selectors import SNIPPET_CHARS, SNIPPET_LEAD
 
 register = template.Library()
@@ -178,6 +179,12 @@ def href(viewname: str, *args, query: str = "", **params) -> str:
     joined = "&".join(part for part in parts if part)
     url = reverse(viewname, args=args)
     return f"{url}?{joined}" if joined else url
+
+
+@register.simple_tag
+def shadow_meaning() -> str:
+    """What a shadow badge says (IngestRun.SHADOW_MEANING, its one home)."""
+    return IngestRun.SHADOW_MEANING
 
 
 @register.filter(expects_localtime=True)

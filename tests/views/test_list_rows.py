@@ -57,3 +57,15 @@ def test_a_row_rendered_alone_is_the_row_of_the_list(logged_in, desk_data, revie
     token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
     assert token.sub("", alone).strip() == token.sub("", listed).strip()
     assert 'class="judge-cell"' in alone and "Undo <kbd>u</kbd>" in alone
+
+
+def test_artifact_name_completions_are_every_name_escaped(logged_in, make_artifact):
+    """The filter's datalist holds each artifact name once, as text: a name is untrusted."""
+    make_artifact(name="release-notes")
+    make_artifact(name='a"><script>alert(1)</script>', text="A skill of its own words. " * 9)
+    page = logged_in.get(reverse("exclusions")).content.decode()
+    datalist = page.split('<datalist id="artifact-names">')[1].split("</datalist>")[0]
+    assert datalist == (
+        '<option value="a&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">'
+        '<option value="release-notes">'
+    )
