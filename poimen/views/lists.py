@@ -37,7 +37,7 @@ def _list_context(request, list_name: str):
     page = selectors.page_of(queryset, sort=filters.sort, cursor=request.GET.get("after", ""))
     query = list_query(request)
     return {
-        **rows_context(list_name, query),
+        **rows_context(request, list_name, query),
         "form": form,
         "filters": filters,
         "queryset": queryset,

@@ -7,15 +7,17 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from poimen import selectors
-from poimen.views.common import LISTS, htmx_refusal, list_url, reason_keys
+from poimen.views.common import LISTS, can_review, htmx_refusal, list_url, reason_keys
 from poimen.views.judging import Screen, judge
 from poimen.views.record import note_asked_page
 
 
-def rows_context(list_name: str, list_query: str) -> dict:
+def rows_context(request, list_name: str, list_query: str) -> dict:
     """What the rows' partial needs of a page of list `list_name` with filters `list_query`:
-    the list to come back to, and a false positive's reasons with their keys."""
+    whether the reader judges (asked once a page, not once a row), the list to come back to,
+    and a false positive's reasons with their keys."""
     return {
+        "judge": can_review(request.user),
         "list_name": list_name,
         "list_query": list_query,
         "back_to_list": list_url(list_name, list_query),
@@ -30,7 +32,12 @@ def _row(request, record, *, refusal: str = "", status: int = 200, **asked):
     list_name = request.resolver_match.kwargs["list_name"]
     row = selectors.list_row(record.pk)
     selectors.claims_shown([row])  # "claimed by X", as the list shows it
-    context = {**rows_context(list_name, ""), "row": row, **asked, **selectors.list_thresholds()}
+    context = {
+        **rows_context(request, list_name, ""),
+        "row": row,
+        **asked,
+        **selectors.list_thresholds(),
+    }
     if refusal:
         return htmx_refusal(
             request,
