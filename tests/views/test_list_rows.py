@@ -69,3 +69,23 @@ def test_artifact_name_completions_are_every_name_escaped(logged_in, make_artifa
         '<option value="a&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">'
         '<option value="release-notes">'
     )
+
+
+def test_each_screen_posts_to_its_own_urls(logged_in, desk_data, reviewer):
+    """A row, review mode and the record page each post to their own URLs: no hidden field
+    tells one view which screen it serves."""
+    record = desk_data["verbatim"]
+    review_record(record=record, verdict="confirmed", actor=reviewer)
+    pages = {
+        "row": logged_in.get(reverse("exclusions")).content.decode(),
+        "review": logged_in.get(reverse("review") + "?list=exclusions", **HTMX).content.decode(),
+        "record": logged_in.get(reverse("record", args=[record.pk])).content.decode(),
+    }
+    for page in pages.values():
+        assert 'name="row"' not in page and 'name="mode"' not in page
+    assert f'action="{reverse("row_undo", args=["exclusions", record.pk])}"' in pages["row"]
+    assert f'action="{reverse("row_note", args=["exclusions", record.pk])}"' in pages["row"]
+    shown = re.search(r'action="/review/(\d+)/verdict/"', pages["review"])
+    assert shown, "review mode's verdict form posts to review_verdict"
+    assert f'action="{reverse("record_undo", args=[record.pk])}"' in pages["record"]
+    assert f'action="{reverse("record_note", args=[record.pk])}"' in pages["record"]
