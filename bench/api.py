@@ -32,7 +32,8 @@ import threading
 import time
 from pathlib import Path
 
-from bench.ingest import DEFAULT_DATABASE_URL, ROOT, recreate_database, write_corpus
+from bench.harness import recreate_database
+from bench.ingest import DEFAULT_DATABASE_URL, ROOT, write_corpus
 
 CLIENTS, WORKERS, BATCH = 4, 2, 100
 

@@ -36,6 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.harness import recreate_database
 from bench.server import production_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,34 +46,14 @@ BENCH_USER, BENCH_PASSWORD = "bench", "bench-only-password"
 SERVER_WORKERS = 2
 
 
-def _recreate_database(url: str) -> None:
-    import psycopg
-
-    from poimen.db.database_url import parse_database_url
-
-    config = parse_database_url(url, default_sqlite=ROOT / "unused.sqlite3")
-    name = config["NAME"]
-    admin = psycopg.connect(
-        host=config["HOST"],
-        port=config["PORT"] or 5432,
-        user=config["USER"],
-        password=config["PASSWORD"] or None,
-        dbname="postgres",
-        autocommit=True,
-    )
-    with admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-
-
 FILL = [
     # Ten runs, a month apart from each other's start.
     """
-    INSERT INTO poimen_ingestrun (source, filtered, shadow, thresholds, counts, started_at,
-                                  finished_at)
-    SELECT 'bench-source-' || r, true, false, '{"skill": 0.8, "reference": 0.8}', '{}',
+    INSERT INTO poimen_ingestrun (source, filtered, thresholds, counts, started_at, finished_at,
+                                  shadow)
+    SELECT 'bench-source-' || r, true, '{"skill": 0.8, "reference": 0.8}', '{}',
            now() - interval '40 days' + r * interval '3 days',
-           now() - interval '40 days' + r * interval '3 days' + interval '20 minutes'
+           now() - interval '40 days' + r * interval '3 days' + interval '20 minutes', false
     FROM generate_series(1, 10) AS r
     """,
     """
@@ -286,7 +267,7 @@ def main(argv=None) -> int:
             from django.db import connections
 
             connections.close_all()  # the look above held a connection to the database
-        _recreate_database(url)
+        recreate_database(url)
         django.setup()
         print(f"filling {args.records:,} records …", flush=True)
         filled = fill(args.records)
@@ -421,6 +402,8 @@ def review_verdicts(client, n: int) -> tuple[float, float, float]:
     """Server time of n verdicts given in review mode (confirm the next unreviewed exclusion
     nearest the threshold), each answered with the HX-Location of the next record. The
     verdicts are undone afterwards, so a --keep run finds the same data."""
+    from django.urls import reverse
+
     from poimen import selectors, services
     from poimen.models import Review
 
@@ -428,10 +411,13 @@ def review_verdicts(client, n: int) -> tuple[float, float, float]:
     times, given = [], []
     for _ in range(n + 3):
         record, cursor = selectors.next_unreviewed(listed, sort="closeness")
-        data = {"verdict": "confirmed", "seen": 0, "mode": "review", "next": "/review/"}
+        data = {"verdict": "confirmed", "seen": 0, "next": "/review/"}
         started = time.perf_counter()
         response = client.post(
-            f"/records/{record.pk}/review/", data, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="main"
+            reverse("review_verdict", args=[record.pk]),
+            data,
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="main",
         )
         elapsed = (time.perf_counter() - started) * 1000
         if response.status_code != 204:

@@ -4,13 +4,10 @@ Filter forms never fail a page: a value that does not parse is dropped (and show
 beside its field), so a hand-edited or stale bookmark still opens.
 """
 
-import html
 from datetime import date
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.forms.renderers import DjangoTemplates
-from django.utils.safestring import mark_safe
 
 from poimen.models import Event, KindPolicy, Record, Review, SavedFilter
 from poimen.selectors import (
@@ -63,58 +60,8 @@ class DayField(forms.DateField):
         ]
 
 
-def _attrs(attrs: dict) -> str:
-    """A widget's attributes as django/forms/widgets/attrs.html writes them, escaped."""
-    return "".join(
-        f" {html.escape(str(name))}" + ("" if value is True else f'="{html.escape(str(value))}"')
-        for name, value in attrs.items()
-        if value is not False
-    )
-
-
-class PlainWidgets(DjangoTemplates):
-    """Django's input, select and option widget templates written in Python, the same markup
-    (to the line break: tests/views/test_list_rows.py compares them):
-    a list page renders fourteen filter widgets, a measurable share of its time through the
-    template engine (an include per attribute list and per option; bench/desk.py). Any other
-    widget goes to the templates."""
-
-    INPUTS = {f"django/forms/widgets/{name}.html" for name in ("input", "text", "number", "date")}
-
-    def render(self, template_name, context, request=None):
-        widget = context.get("widget")
-        if template_name in self.INPUTS:
-            value = widget["value"]
-            shown = "" if value is None else f' value="{html.escape(str(value))}"'
-            return mark_safe(
-                f'<input type="{html.escape(str(widget["type"]))}" '
-                f'name="{html.escape(widget["name"])}"{shown}{_attrs(widget["attrs"])}>'
-            )
-        if template_name == "django/forms/widgets/select.html":
-            return mark_safe(self._select(widget))
-        return super().render(template_name, context, request)
-
-    @staticmethod
-    def _select(widget) -> str:
-        out = [f'<select name="{html.escape(widget["name"])}"{_attrs(widget["attrs"])}>']
-        for group_name, options, _ in widget["optgroups"]:
-            if group_name:
-                out.append(f'\n  <optgroup label="{html.escape(str(group_name))}">')
-            for option in options:
-                out.append(
-                    f'\n  <option value="{html.escape(str(option["value"]))}"'
-                    f"{_attrs(option['attrs'])}>{html.escape(str(option['label']))}</option>\n"
-                )
-            if group_name:
-                out.append("\n  </optgroup>")
-        out.append("\n</select>")
-        return "".join(out)
-
-
 class ListFilterForm(forms.Form):
     """The filters of the exclusions and near-miss lists, all from the URL."""
-
-    default_renderer = PlainWidgets
 
     q = forms.CharField(required=False, max_length=200, label="Search text")
     kind = forms.ChoiceField(required=False)
@@ -272,8 +219,6 @@ class NoteForm(SeenReviewForm):
 
 class SavedFilterForm(forms.Form):
     """A name for the filters shown, to save them (or to rename a saved filter)."""
-
-    default_renderer = PlainWidgets  # a list's results carry it
 
     name = forms.CharField(
         max_length=SavedFilter._meta.get_field("name").max_length,

@@ -13,6 +13,7 @@ from poimen.views import (
     overview,
     record,
     review,
+    rows,
     runs,
     saved_filters,
     team,
@@ -48,6 +49,14 @@ urlpatterns = [
     path("records/<int:record_id>/review/", record.record_review, name="record_review"),
     path("records/<int:record_id>/undo/", record.record_undo, name="record_undo"),
     path("records/<int:record_id>/note/", record.record_note, name="record_note"),
+    # Each screen that judges posts to its own URLs: a list row (views/rows.py) and review
+    # mode (views/review.py) besides the record page above.
+    path("rows/<str:list_name>/<int:record_id>/review/", rows.row_review, name="row_review"),
+    path("rows/<str:list_name>/<int:record_id>/undo/", rows.row_undo, name="row_undo"),
+    path("rows/<str:list_name>/<int:record_id>/note/", rows.row_note, name="row_note"),
+    path("review/<int:record_id>/verdict/", review.review_verdict, name="review_verdict"),
+    path("review/<int:record_id>/undo/", review.review_undo, name="review_undo"),
+    path("review/<int:record_id>/note/", review.review_note, name="review_note"),
     path("artifacts/", artifacts.artifacts, name="artifacts"),
     path("artifacts/<int:artifact_id>/", artifacts.artifact, name="artifact"),
     path("runs/", runs.runs, name="runs"),

@@ -27,3 +27,10 @@ def undoable_by(review, user) -> bool:
     verdicts.undo_refusal, which the review service enforces):
     `{% if review|undoable_by:user %}`."""
     return verdicts.undoable_by(review, user)
+
+
+@register.filter
+def undo_refusal(review, user) -> str:
+    """Why `user` has no undo of `review` ("" when they have one): verdicts.undo_refusal,
+    told where the undo would be (a list row's u)."""
+    return verdicts.undo_refusal(review, user)

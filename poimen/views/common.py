@@ -1,6 +1,6 @@
 """What the desk's views share: who may judge and tune, the page-or-fragment render, how an
-htmx request is told no, a safe `next`, and the list filters that travel with a record opened
-from a list."""
+htmx request is told no, a safe `next`, the list filters that travel with a record opened
+from a list, and a false positive's reasons with their keys."""
 
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
@@ -10,6 +10,8 @@ from django.views import csrf, defaults
 
 from poimen import selectors
 from poimen.forms import ListFilterForm
+from poimen.models import Review
+from poimen.models.reviews import REASON_DEFINITIONS
 
 LISTS = {"exclusions": selectors.exclusion_list, "near_misses": selectors.near_miss_list}
 # The filter parameters that travel with a record opened from a list (for j/k and "next").
@@ -147,3 +149,12 @@ def list_query(request) -> str:
 def list_url(list_name: str, query: str) -> str:
     """List `list_name` with the filters `query` (a list_query), or without any."""
     return "?".join(filter(None, [reverse(list_name), query]))
+
+
+def reason_keys() -> list[tuple[str, str, str, str]]:
+    """A false positive's reasons (Review.Reason, their one home) as (value, label, key,
+    definition), the key that picks each being its place in that order (1-4), all as text."""
+    return [
+        (value, str(label), str(n), REASON_DEFINITIONS[value])
+        for n, (value, label) in enumerate(Review.Reason.choices, 1)
+    ]

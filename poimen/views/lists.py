@@ -23,7 +23,7 @@ from poimen.views.common import (
     require_review,
     safe_next,
 )
-from poimen.views.links import rows_linked
+from poimen.views.rows import rows_context
 
 # A bulk verdict runs inside one request, a review and an event per record (about 0.5 ms each
 # on PostgreSQL, written a thousand at a time): beyond this many, some ten seconds' work, the
@@ -38,13 +38,11 @@ def _list_context(request, list_name: str):
     page = selectors.page_of(queryset, sort=filters.sort, cursor=request.GET.get("after", ""))
     query = list_query(request)
     return {
-        **rows_linked(page.items, list_name, query),
+        **rows_context(request, list_name, query),
         "form": form,
         "filters": filters,
         "queryset": queryset,
         "page": page,
-        "list_name": list_name,
-        "list_query": query,
         **selectors.list_thresholds(),
         "artifact_names": selectors.artifact_names,  # a callable: asked only by a full page
         # The reviewer's saved filters of this list: also asked only by a full page.

@@ -2,11 +2,14 @@
 many of the list are reviewed and how many are left; a verdict moves on without a page load."""
 
 import copy
+import json
 from urllib.parse import urlsplit
 
-from django.http import Http404, QueryDict
+from django.contrib import messages
+from django.http import Http404, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from poimen import selectors, services
 from poimen.models import Record
@@ -18,9 +21,9 @@ from poimen.views.common import (
     list_query,
     render_page,
     require_review,
-    safe_next,
 )
-from poimen.views.record import record_context
+from poimen.views.judging import Screen, following, judge
+from poimen.views.record import note_asked_page, record_context
 
 
 @require_GET
@@ -35,11 +38,67 @@ def review_refused(request, refusal: str, *, status: int, record: Record | None 
     one on screen, again as it now stands (theirs in force, so that a verdict now overrules it
     knowingly); or, for a note on an earlier verdict, the page again as its URL shows it."""
     page_url = request.htmx.current_url_abs_path or reverse("review")
-    following = safe_next(request, request.POST.get("next", ""), page_url)
+    going_on = following(request, page_url)
     asked = copy.copy(request)  # the filters and the batch of the page are in its URL
     asked.GET = QueryDict(urlsplit(page_url).query)
-    shown = (record, following) if record is not None else None
+    shown = (record, going_on) if record is not None else None
     return _review_page(asked, shown=shown, refusal=refusal, status=status, page_url=page_url)
+
+
+def _done(request, record: Record, message: str):
+    """On to the next record without a page load (htmx fetches `next` into main and pushes
+    its URL)."""
+    going_on = following(request)
+    if not going_on:
+        messages.success(request, message)
+        return redirect(reverse("record", args=[record.pk]))
+    location = json.dumps({"path": going_on, "target": "#main"})
+    return HttpResponse(status=204, headers={"HX-Location": location})
+
+
+def _note_asked(request, record: Record, note: str, error: str):
+    """Reason "other" without its note: the verdict form alone becomes the question."""
+    if not request.htmx:
+        return note_asked_page(request, record, note, error)
+    asked = {
+        "record_id": record.pk,
+        "review_url": reverse("review_verdict", args=[record.pk]),
+        "seen": request.POST.get("seen", ""),
+        "next": following(request),
+        "error": error,
+        "note": note,
+        "htmx": True,
+    }
+    response = render(request, "partials/note_asked.html", asked)
+    response["HX-Retarget"] = "#verdict-form"
+    response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+SCREEN = Screen(
+    done=_done,
+    # A note on an earlier verdict is not of the record on screen: that page is shown again.
+    refused=lambda request, record, refusal, status, on_screen: review_refused(
+        request, refusal, status=status, record=record if on_screen else None
+    ),
+    note_asked=_note_asked,
+)
+
+
+@require_POST
+def review_verdict(request, record_id: int):
+    return judge(request, record_id, "verdict", SCREEN)
+
+
+@require_POST
+def review_undo(request, record_id: int):
+    """Undo of the reviewer's last verdict: `next` brings that record back on screen."""
+    return judge(request, record_id, "undo", SCREEN)
+
+
+@require_POST
+def review_note(request, record_id: int):
+    return judge(request, record_id, "note", SCREEN)
 
 
 # After an undo in review mode the record whose verdict was withdrawn comes back on screen, to

@@ -115,7 +115,7 @@ def test_a_server_out_of_reach_is_told_on_a_list_row_and_u_undoes_nothing(
     judged = page.locator("[data-row].is-current")
     row_id = judged.get_attribute("id")
     # As if the server had stopped: every verdict post is refused a connection.
-    page.route(re.compile(r"/records/\d+/(review|undo)/$"), lambda r: r.abort("connectionrefused"))
+    page.route(re.compile(r"/rows/\w+/\d+/(review|undo)/$"), lambda r: r.abort("connectionrefused"))
     page.keyboard.press("c")
     expect(page.locator(ALERT)).to_contain_text(
         "Not confirmed: the server could not be reached, so this may not have been recorded"
@@ -123,7 +123,7 @@ def test_a_server_out_of_reach_is_told_on_a_list_row_and_u_undoes_nothing(
     # The row judged is still the selected one, and still shows what holds: no verdict.
     expect(page.locator("[data-row].is-current")).to_have_id(row_id)
     expect(page.locator(f"#{row_id}")).to_contain_text("not reviewed")
-    page.unroute(re.compile(r"/records/\d+/(review|undo)/$"))
+    page.unroute(re.compile(r"/rows/\w+/\d+/(review|undo)/$"))
     page.keyboard.press("u")  # nothing of this row's to undo, and no "last judged" row
     page.wait_for_timeout(300)
     assert not Event.objects.filter(type="review_undone").exists()

@@ -62,7 +62,7 @@ def test_keys_during_a_verdict_in_flight_are_ignored_and_said_so(
 
     # The verdict is held in flight (as a slow server would) until the test lets it go.
     held = []
-    page.route(re.compile(r"/records/\d+/review/"), lambda route: held.append(route))
+    page.route(re.compile(r"/review/\d+/verdict/"), lambda route: held.append(route))
     page.keyboard.press("c")
     busy = page.locator("#busy")
     expect(busy).to_contain_text("Sending")
@@ -76,7 +76,7 @@ def test_keys_during_a_verdict_in_flight_are_ignored_and_said_so(
     assert len(held) == 1
 
     held[0].continue_()
-    page.unroute(re.compile(r"/records/\d+/review/"))
+    page.unroute(re.compile(r"/review/\d+/verdict/"))
     expect(page.locator("[data-progress]")).to_contain_text("1 of 4 reviewed, 3 left")
     expect(busy).to_be_empty()
     expect(page.locator("main")).not_to_have_attribute("aria-busy", "true")

@@ -23,31 +23,33 @@ def test_every_page_carries_the_four_failure_alerts_inert(logged_in, desk_data):
 
 
 @pytest.mark.parametrize(
-    ("url_name", "data", "broken"),
+    ("url_name", "data", "module", "broken"),
     [
-        ("record_review", {"verdict": "confirmed", "row": "exclusions"}, "_row"),
-        ("record_review", {"verdict": "confirmed"}, "_after_verdict"),
-        ("record_note", {"note": "quoted", "row": "exclusions"}, "_row"),
+        ("row_review", {"verdict": "confirmed"}, "rows", "_row"),
+        ("record_review", {"verdict": "confirmed"}, "judging", "_done"),
+        ("row_note", {"note": "quoted"}, "rows", "_row"),
     ],
 )
 def test_a_change_whose_answer_fails_is_not_recorded(
-    reviewer, desk_data, monkeypatch, url_name, data, broken
+    reviewer, desk_data, monkeypatch, url_name, data, module, broken
 ):
+    import importlib
+
     from poimen.services import review_record
-    from poimen.views import record as record_views
 
     record = desk_data["verbatim"]
-    if url_name == "record_note":
+    if url_name == "row_note":
         review_record(record=record, verdict="confirmed", actor=reviewer)
     before = (Review.objects.count(), Event.objects.count())
 
     def fails(*args, **kwargs):
         raise RuntimeError("the answer could not be rendered")
 
-    monkeypatch.setattr(record_views, broken, fails)
+    monkeypatch.setattr(importlib.import_module(f"poimen.views.{module}"), broken, fails)
     client = Client(raise_request_exception=False)
     client.force_login(reviewer)
-    response = client.post(reverse(url_name, args=[record.pk]), data, **HTMX)
+    args = [record.pk] if url_name.startswith("record") else ["exclusions", record.pk]
+    response = client.post(reverse(url_name, args=args), data, **HTMX)
     assert response.status_code == 500
     assert (Review.objects.count(), Event.objects.count()) == before
     assert Review.objects.filter(note="quoted").count() == 0
@@ -55,14 +57,14 @@ def test_a_change_whose_answer_fails_is_not_recorded(
 
 def test_an_undo_whose_answer_fails_is_not_recorded(reviewer, desk_data, monkeypatch):
     from poimen.services import review_record
-    from poimen.views import record as record_views
+    from poimen.views import rows
 
     record = desk_data["verbatim"]
     review = review_record(record=record, verdict="confirmed", actor=reviewer)
-    monkeypatch.setattr(record_views, "_row", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(rows, "_row", lambda *a, **k: 1 / 0)
     client = Client(raise_request_exception=False)
     client.force_login(reviewer)
-    response = client.post(reverse("record_undo", args=[record.pk]), {"row": "exclusions"}, **HTMX)
+    response = client.post(reverse("row_undo", args=["exclusions", record.pk]), {}, **HTMX)
     assert response.status_code == 500
     review.refresh_from_db()
     assert review.withdrawn_at is None

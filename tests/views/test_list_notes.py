@@ -19,14 +19,18 @@ def note_url(record):
     return reverse("record_note", args=[record.pk])
 
 
+def row_note_url(record, list_name="exclusions"):
+    return reverse("row_note", args=[list_name, record.pk])
+
+
 def test_a_note_from_a_list_row_swaps_the_row_and_writes_an_event(logged_in, desk_data, reviewer):
     record = desk_data["verbatim"]
     review = review_record(record=record, verdict="confirmed", actor=reviewer)
     page = logged_in.get(reverse("exclusions")).content.decode()
-    assert f'action="{note_url(record)}"' in page and 'data-shortcut="e"' in page
+    assert f'action="{row_note_url(record)}"' in page and 'data-shortcut="e"' in page
     response = logged_in.post(
-        note_url(record),
-        {"note": "<b>pasted</b> on purpose", "row": "exclusions", "seen": review.pk},
+        row_note_url(record),
+        {"note": "<b>pasted</b> on purpose", "seen": review.pk},
         **HTMX,
     )
     assert response.status_code == 200
@@ -60,10 +64,11 @@ def test_a_note_on_the_last_verdict_in_review_mode_reloads_the_record_in_place(
     review = review_record(record=judged, verdict="confirmed", actor=reviewer)
     here = reverse("review") + "?list=exclusions"
     page = logged_in.get(here, **HTMX_MAIN).content.decode()
-    assert f"#{judged.pk}'s verdict" in page and 'name="mode" value="review"' in page
+    review_note = reverse("review_note", args=[judged.pk])
+    assert f"#{judged.pk}'s verdict" in page and f'hx-post="{review_note}"' in page
     response = logged_in.post(
-        note_url(judged),
-        {"note": "later", "seen": review.pk, "mode": "review", "next": here},
+        review_note,
+        {"note": "later", "seen": review.pk, "next": here},
         **HTMX,
     )
     assert response.status_code == 204 and here in response["HX-Location"]
@@ -95,15 +100,16 @@ def test_reason_other_from_a_row_without_a_note_asks_for_it_in_the_row(logged_in
     page = logged_in.get(reverse("exclusions")).content.decode()
     # Keys 1-3 send a reason; 4 ("other") opens a note field first.
     assert 'name="reason" value="quoted"' in page and 'data-shortcut="4"' in page
-    data = {"verdict": "false_positive", "reason": "other", "row": "exclusions", "seen": 0}
-    response = logged_in.post(reverse("record_review", args=[record.pk]), data, **HTMX)
+    data = {"verdict": "false_positive", "reason": "other", "seen": 0}
+    url = reverse("row_review", args=["exclusions", record.pk])
+    response = logged_in.post(url, data, **HTMX)
     assert response.status_code == 200
     html = response.content.decode()
     assert html.lstrip().startswith("<tr") and NOTE_REQUIRED in html
     assert '<details class="row-other" open>' in html and "autofocus" in html
     assert not Review.objects.exists()
     data["note"] = "an example in our own docs"
-    response = logged_in.post(reverse("record_review", args=[record.pk]), data, **HTMX)
+    response = logged_in.post(url, data, **HTMX)
     assert response.status_code == 200 and NOTE_REQUIRED not in response.content.decode()
     review = Review.objects.get()
     assert (review.reason, review.note) == ("other", "an example in our own docs")
@@ -126,14 +132,16 @@ def test_reason_other_from_the_record_view_without_a_note_is_a_form_error(logged
 def test_reason_other_in_review_mode_without_a_note_asks_in_place(logged_in, desk_data):
     record = desk_data["verbatim"]
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "false_positive", "reason": "other", "mode": "review", "next": "/review/"},
+        reverse("review_verdict", args=[record.pk]),
+        {"verdict": "false_positive", "reason": "other", "next": "/review/"},
         **HTMX,
     )
     assert response.status_code == 200
     assert response["HX-Retarget"] == "#verdict-form" and response["HX-Reswap"] == "innerHTML"
     html = response.content.decode()
-    assert NOTE_REQUIRED in html and 'name="mode" value="review"' in html and "hx-post" in html
+    assert (
+        NOTE_REQUIRED in html and f'hx-post="{reverse("review_verdict", args=[record.pk])}"' in html
+    )
     assert not Review.objects.exists()
 
 

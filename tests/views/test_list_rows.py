@@ -1,14 +1,11 @@
-"""A list row is written in Python (templatetags/list_rows.py): every piece of text in it is
-escaped, and the row a verdict renders alone is the row the list shows. The filter widgets
-are written in Python too (forms.PlainWidgets), as Django's templates write them."""
+"""A list row (templates/partials/list_row.html): every piece of text in it is escaped, and the
+row a verdict renders alone is the row the list shows."""
 
 import re
 
 from django.contrib.auth.models import User
-from django.forms.renderers import DjangoTemplates
 from django.urls import reverse
 
-from poimen.forms import ListFilterForm, PlainWidgets, SavedFilterForm
 from poimen.services import review_record
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -51,8 +48,8 @@ def test_every_text_of_a_row_is_escaped(logged_in, desk_data, make_record, revie
 def test_a_row_rendered_alone_is_the_row_of_the_list(logged_in, desk_data, reviewer):
     record = desk_data["verbatim"]
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "confirmed", "row": "exclusions", "seen": 0, "next": reverse("exclusions")},
+        reverse("row_review", args=["exclusions", record.pk]),
+        {"verdict": "confirmed", "seen": 0, "next": reverse("exclusions")},
         **HTMX,
     )
     alone = response.content.decode()
@@ -62,22 +59,33 @@ def test_a_row_rendered_alone_is_the_row_of_the_list(logged_in, desk_data, revie
     assert 'class="judge-cell"' in alone and "Undo <kbd>u</kbd>" in alone
 
 
-def test_the_filter_widgets_written_in_python_are_djangos(desk_data):
-    # Every widget of the list filters (and the name of saved filters) as PlainWidgets writes
-    # it and as Django's own templates do, with values that need escaping and a choice made.
-    data = {
-        "q": '<b>"quoted"</b> & more',
-        "kind": "skill",
-        "artifact": "release-notes",
-        "overlap_min": "0.5",
-        "verdict": "unreviewed",
-        "source": "a&b<c>",
-        "date_from": "2026-01-02",
-        "sort": "time",
+def test_artifact_name_completions_are_every_name_escaped(logged_in, make_artifact):
+    """The filter's datalist holds each artifact name once, as text: a name is untrusted."""
+    make_artifact(name="release-notes")
+    make_artifact(name='a"><script>alert(1)</script>', text="A skill of its own words. " * 9)
+    page = logged_in.get(reverse("exclusions")).content.decode()
+    datalist = page.split('<datalist id="artifact-names">')[1].split("</datalist>")[0]
+    assert datalist == (
+        '<option value="a&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">'
+        '<option value="release-notes">'
+    )
+
+
+def test_each_screen_posts_to_its_own_urls(logged_in, desk_data, reviewer):
+    """A row, review mode and the record page each post to their own URLs: no hidden field
+    tells one view which screen it serves."""
+    record = desk_data["verbatim"]
+    review_record(record=record, verdict="confirmed", actor=reviewer)
+    pages = {
+        "row": logged_in.get(reverse("exclusions")).content.decode(),
+        "review": logged_in.get(reverse("review") + "?list=exclusions", **HTMX).content.decode(),
+        "record": logged_in.get(reverse("record", args=[record.pk])).content.decode(),
     }
-    for form in (ListFilterForm(data), SavedFilterForm({"name": "<i>mine</i>"})):
-        assert isinstance(form.renderer, PlainWidgets)
-        templated = type(form)(form.data)
-        templated.renderer = DjangoTemplates()
-        for name in form.fields:
-            assert str(form[name]) == str(templated[name]), name
+    for page in pages.values():
+        assert 'name="row"' not in page and 'name="mode"' not in page
+    assert f'action="{reverse("row_undo", args=["exclusions", record.pk])}"' in pages["row"]
+    assert f'action="{reverse("row_note", args=["exclusions", record.pk])}"' in pages["row"]
+    shown = re.search(r'action="/review/(\d+)/verdict/"', pages["review"])
+    assert shown, "review mode's verdict form posts to review_verdict"
+    assert f'action="{reverse("record_undo", args=[record.pk])}"' in pages["record"]
+    assert f'action="{reverse("record_note", args=[record.pk])}"' in pages["record"]

@@ -36,8 +36,8 @@ def test_a_verdict_lost_in_review_mode_shows_that_record_as_it_stands_with_the_f
     otto = other_reviewer(reviewer)
     first = review_record(record=record, verdict="confirmed", actor=otto, seen_review_id=None)
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "false_positive", "seen": 0, "mode": "review", "next": following},
+        reverse("review_verdict", args=[record.pk]),
+        {"verdict": "false_positive", "seen": 0, "next": following},
         **IN_REVIEW_MODE,
     )
     # A race lost is ordinary use: 200, the record again in place of review mode's page.
@@ -50,7 +50,10 @@ def test_a_verdict_lost_in_review_mode_shows_that_record_as_it_stands_with_the_f
     assert "0 of 2 reviewed" not in html and "1 of 2 reviewed, 1 left" in html
     # A verdict now overrules otto's knowingly; skipping goes on past this record.
     assert f'name="seen" value="{first.pk}"' in html
-    assert f'name="next" value="{following}"' in html and 'name="mode" value="review"' in html
+    assert (
+        f'name="next" value="{following}"' in html
+        and f'action="{reverse("review_verdict", args=[record.pk])}"' in html
+    )
     assert f'href="{following}"' in html
     assert Review.objects.get().reviewer == otto
     # Told once, here: the next page has no message left over.
@@ -66,8 +69,8 @@ def test_a_note_refused_in_review_mode_is_told_on_the_page_shown(logged_in, desk
     on_screen = page.context["record"]
     assert page.context["last_verdict"] == review and on_screen != judged
     response = logged_in.post(
-        reverse("record_note", args=[judged.pk]),
-        {"note": " ", "seen": review.pk, "mode": "review", "next": REVIEW_URL},
+        reverse("review_note", args=[judged.pk]),
+        {"note": " ", "seen": review.pk, "next": REVIEW_URL},
         **IN_REVIEW_MODE,
     )
     assert response.status_code == 200 and response["HX-Retarget"] == "#main"
@@ -83,8 +86,8 @@ def test_a_note_refused_in_review_mode_is_told_on_the_page_shown(logged_in, desk
 def test_a_verdict_a_row_cannot_take_is_told_in_that_row(logged_in, desk_data):
     record = desk_data["verbatim"]  # excluded: a false negative does not fit it
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "false_negative", "seen": 0, "row": "exclusions"},
+        reverse("row_review", args=["exclusions", record.pk]),
+        {"verdict": "false_negative", "seen": 0},
         **HTMX,
     )
     assert response.status_code == 400
@@ -108,7 +111,8 @@ def test_a_form_that_does_not_parse_is_told_where_it_was_sent(logged_in, desk_da
     url = reverse("record_review", args=[record.pk])
     plain = logged_in.post(url, {"verdict": "meh"})
     assert plain.status_code == 400 and plain.content == b"That verdict is not one of the choices."
-    row = logged_in.post(url, {"verdict": "meh", "row": "near_misses"}, **HTMX)
+    row_url = reverse("row_review", args=["near_misses", record.pk])
+    row = logged_in.post(row_url, {"verdict": "meh"}, **HTMX)
     assert row.status_code == 400 and row["HX-Retarget"] == f"#row-{record.pk}"
     assert b"That verdict is not one of the choices." in row.content
 

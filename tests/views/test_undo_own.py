@@ -43,7 +43,7 @@ def test_a_list_row_offers_undo_of_ones_own_verdict_only(logged_in, desk_data, o
         start = html.index(f'id="row-{record.pk}"')
         return html[start : html.index("</tr>", start)]
 
-    assert f'action="/records/{mine_record.pk}/undo/"' in row(mine_record)
+    assert f'action="/rows/exclusions/{mine_record.pk}/undo/"' in row(mine_record)
     assert "/undo/" not in row(theirs_record) and "otto" in row(theirs_record)
     # What u shows there instead (desk.js unhides it), in verdicts.undo_refusal's words.
     assert "data-undo-refusal hidden" in row(theirs_record)
@@ -62,9 +62,7 @@ def test_an_undo_of_a_colleagues_verdict_is_refused_wherever_it_is_posted(
     ).content.decode()
     assert "the verdict in force is otto&#x27;s" in page and "only your own" in page
     # From a list row (htmx): told in the row, which still shows otto's verdict.
-    row = logged_in.post(
-        reverse("record_undo", args=[record.pk]), {**seen, "row": "exclusions"}, **HTMX
-    )
+    row = logged_in.post(reverse("row_undo", args=["exclusions", record.pk]), {**seen}, **HTMX)
     assert row["HX-Retarget"] == f"#row-{record.pk}" and "only your own" in row.content.decode()
     assert row.status_code == 200  # ordinary use: the row offers the undo (lists' template)
     # From the record page under htmx, and from review mode.
@@ -135,22 +133,22 @@ def test_an_undo_in_review_mode_brings_the_record_undone_back_without_a_page_loa
     first = logged_in.get(review_url)
     judged, following = first.context["record"], first.context["review_next"]
     logged_in.post(
-        reverse("record_review", args=[judged.pk]),
-        {"verdict": "confirmed", "seen": 0, "mode": "review", "next": following},
+        reverse("review_verdict", args=[judged.pk]),
+        {"verdict": "confirmed", "seen": 0, "next": following},
         **HTMX,
     )
     page = logged_in.get(following)
     assert page.context["record"].pk != judged.pk
     html = page.content.decode()
     # u (your last verdict) posts by htmx and comes back to the record undone.
-    form = html[html.index(f'action="/records/{judged.pk}/undo/"') :]
+    form = html[html.index(f'action="/review/{judged.pk}/undo/"') :]
     form = form[: form.index("</form>")]
-    assert f'hx-post="/records/{judged.pk}/undo/"' in form and 'name="mode" value="review"' in form
+    assert f'hx-post="/review/{judged.pk}/undo/"' in form
     undone_url = f"{page.context['review_url']}&undone={judged.pk}"
     assert f'name="next" value="{undone_url.replace("&", "&amp;")}"' in form
     response = logged_in.post(
-        reverse("record_undo", args=[judged.pk]),
-        {"seen": Record.objects.get(pk=judged.pk).review_id, "mode": "review", "next": undone_url},
+        reverse("review_undo", args=[judged.pk]),
+        {"seen": Record.objects.get(pk=judged.pk).review_id, "next": undone_url},
         **HTMX,
     )
     assert response.status_code == 204 and "undone=" in response["HX-Location"]

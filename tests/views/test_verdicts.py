@@ -127,8 +127,8 @@ def test_next_must_stay_on_this_site(logged_in, desk_data):
 def test_verdict_from_a_list_row_returns_the_row(logged_in, desk_data):
     record = desk_data["verbatim"]
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "false_positive", "row": "exclusions"},
+        reverse("row_review", args=["exclusions", record.pk]),
+        {"verdict": "false_positive"},
         **HTMX,
     )
     html = response.content.decode()
@@ -136,7 +136,7 @@ def test_verdict_from_a_list_row_returns_the_row(logged_in, desk_data):
     assert html.strip().startswith(f'<tr data-row id="row-{record.pk}"')
     assert "false positive" in html and 'data-shortcut="u"' in html
     undone = logged_in.post(
-        reverse("record_undo", args=[record.pk]), {"row": "exclusions"}, **HTMX
+        reverse("row_undo", args=["exclusions", record.pk]), {}, **HTMX
     ).content.decode()
     assert 'data-shortcut="c"' in undone and 'data-shortcut="u"' not in undone
 
@@ -144,8 +144,8 @@ def test_verdict_from_a_list_row_returns_the_row(logged_in, desk_data):
 def test_near_miss_row_offers_false_negative(logged_in, desk_data):
     record = desk_data["near"]
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "false_negative", "row": "near_misses"},
+        reverse("row_review", args=["near_misses", record.pk]),
+        {"verdict": "false_negative"},
         **HTMX,
     )
     assert b"false negative" in response.content
@@ -189,8 +189,8 @@ def test_the_htmx_csrf_header_is_accepted(reviewer, desk_data):
     token = page.context["csrf_token"]
     record = desk_data["verbatim"]
     response = client.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "confirmed", "row": "exclusions"},
+        reverse("row_review", args=["exclusions", record.pk]),
+        {"verdict": "confirmed"},
         HTTP_X_CSRFTOKEN=str(token),
         **HTMX,
     )
@@ -358,8 +358,8 @@ def test_review_mode_is_for_reviewers_and_shows_the_next_unreviewed(logged_in, d
     assert "0 of 2 reviewed, 2 left" in first.content.decode()
     record = first.context["record"]
     response = logged_in.post(
-        reverse("record_review", args=[record.pk]),
-        {"verdict": "confirmed", "seen": 0, "mode": "review", "next": first.context["review_next"]},
+        reverse("review_verdict", args=[record.pk]),
+        {"verdict": "confirmed", "seen": 0, "next": first.context["review_next"]},
         **HTMX,
     )
     assert response.status_code == 204 and "/review/" in response["HX-Location"]
