@@ -7,50 +7,11 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("poimen", "0024_event_types"),
+        ("poimen", "0023_audit_chain"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
-        migrations.AlterField(
-            model_name="event",
-            name="type",
-            field=models.CharField(
-                choices=[
-                    ("derived_excluded", "Derived Excluded"),
-                    ("derived_redacted", "Derived Redacted"),
-                    ("filter_disabled", "Filter Disabled"),
-                    ("threshold_changed", "Threshold Changed"),
-                    ("policy_changed", "Policy Changed"),
-                    ("status_changed", "Status Changed"),
-                    ("review_confirmed", "Review Confirmed"),
-                    ("review_false_positive", "Review False Positive"),
-                    ("review_false_negative", "Review False Negative"),
-                    ("review_undone", "Review Undone"),
-                    ("review_noted", "Note on a verdict"),
-                    ("review_bulk", "Bulk verdict"),
-                    ("review_bulk_undone", "Bulk verdict undone"),
-                    ("artifact_registered", "Artifact Registered"),
-                    ("records_refiltered", "Records Refiltered"),
-                    ("derived_verified", "Evidence verified"),
-                    ("user_added", "User Added"),
-                    ("login_locked_out", "Login Locked Out"),
-                    ("login_unlocked", "Login Unlocked"),
-                    ("records_stored", "Records Stored"),
-                    ("audit_verified", "Audit log verified"),
-                    ("api_token_created", "Api Token Created"),
-                    ("api_token_revoked", "Api Token Revoked"),
-                    ("api_token_mode_changed", "Api Token Mode Changed"),
-                    ("records_claimed", "Records claimed"),
-                    ("claims_released", "Claims released"),
-                    ("second_review_routed", "Sent to a second reviewer"),
-                    ("second_review_given", "Second verdict"),
-                    ("disagreement_settled", "Disagreement settled"),
-                    ("guidelines_changed", "Guidelines changed"),
-                ],
-                max_length=40,
-            ),
-        ),
         migrations.CreateModel(
             name="GuidelinesVersion",
             fields=[
