@@ -154,39 +154,37 @@ u32s_push(Growable *b, uint32_t value)
     return 0;
 }
 
-/* u32s_push without the GIL: the raw allocator, and -1 without an exception set (the caller
- * sets MemoryError once it holds the GIL again); PyMem_RawFree(data) frees it. */
+/* growable_grow without the GIL: the raw allocator, and -1 without an exception set (the
+ * caller sets MemoryError once it holds the GIL again); PyMem_RawFree(data) frees it. */
+static int
+raw_grow(Growable *b, size_t size, Py_ssize_t first)
+{
+    if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)size)
+        return -1;
+    Py_ssize_t cap = b->cap ? b->cap * 2 : first;
+    void *data = PyMem_RawRealloc(b->data, cap * size);
+    if (data == NULL)
+        return -1;
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+/* u32s_push and u64s_push without the GIL (raw_grow). */
 static inline int
 raw_u32s_push(Growable *b, uint32_t value)
 {
-    if (b->len == b->cap) {
-        Py_ssize_t cap = b->cap ? b->cap * 2 : 256;
-        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof value)
-            return -1;
-        void *data = PyMem_RawRealloc(b->data, cap * sizeof value);
-        if (data == NULL)
-            return -1;
-        b->data = data;
-        b->cap = cap;
-    }
+    if (b->len == b->cap && raw_grow(b, sizeof value, 256) < 0)
+        return -1;
     ((uint32_t *)b->data)[b->len++] = value;
     return 0;
 }
 
-/* u64s_push without the GIL, as raw_u32s_push. */
 static inline int
 raw_u64s_push(Growable *b, uint64_t value)
 {
-    if (b->len == b->cap) {
-        Py_ssize_t cap = b->cap ? b->cap * 2 : 1024;
-        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof value)
-            return -1;
-        void *data = PyMem_RawRealloc(b->data, cap * sizeof value);
-        if (data == NULL)
-            return -1;
-        b->data = data;
-        b->cap = cap;
-    }
+    if (b->len == b->cap && raw_grow(b, sizeof value, 1024) < 0)
+        return -1;
     ((uint64_t *)b->data)[b->len++] = value;
     return 0;
 }

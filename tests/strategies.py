@@ -4,6 +4,7 @@ quoted sentences and mentions, as agents' transcripts mix them."""
 
 import random
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests import renderings
@@ -77,3 +78,18 @@ def records(draw):
     pieces += draw(st.lists(others, min_size=0 if pieces else 1, max_size=4))
     random.Random(draw(st.integers(0, 10_000))).shuffle(pieces)
     return "\n\n".join(pieces)
+
+
+def on_the_database(max_examples: int):
+    """Hypothesis settings for a property whose examples go through the database: no deadline
+    (a refilter or an ingest takes what it takes), and the health checks that a function-scoped
+    fixture, a slow example or a large record would trip are off."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+        ],
+    )

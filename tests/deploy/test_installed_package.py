@@ -104,7 +104,15 @@ def installed(tmp_path_factory) -> Installed:
         cwd=base,
     )
     (wheel,) = (base / "dist").glob("poimen-*.whl")
-    venv = base / "venv"
+    venv = venv_with(wheel, base / "venv")
+    seconds = time.monotonic() - started
+    print(f"wheel built and installed in {seconds:.1f} s")
+    return Installed(venv / "bin", wheel, seconds, output)
+
+
+def venv_with(wheel: Path, venv: Path) -> Path:
+    """A venv at `venv` holding `wheel` alone, its dependencies read from this test's own
+    site-packages (a .pth file): what the wheel ships is what runs, nothing is downloaded."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
@@ -112,12 +120,11 @@ def installed(tmp_path_factory) -> Installed:
         check=True,
         capture_output=True,
     )
-    here = sysconfig.get_paths()["purelib"]
     (site_packages,) = (venv / "lib").glob("python*/site-packages")
-    (site_packages / "poimen_test_dependencies.pth").write_text(here + "\n")
-    seconds = time.monotonic() - started
-    print(f"wheel built and installed in {seconds:.1f} s")
-    return Installed(venv / "bin", wheel, seconds, output)
+    (site_packages / "poimen_test_dependencies.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n"
+    )
+    return venv
 
 
 def poimen(bin_folder, *args, home, timeout=120, **env):
@@ -198,18 +205,7 @@ def test_without_a_compiler_the_wheel_builds_and_runs_in_pure_python(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "filter/matcher.py" in names
     assert not [n for n in names if "_speedups" in n]
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
-        + ["--quiet", "--no-deps", str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    (site_packages,) = (venv / "lib").glob("python*/site-packages")
-    (site_packages / "poimen_test_dependencies.pth").write_text(
-        sysconfig.get_paths()["purelib"] + "\n"
-    )
+    venv = venv_with(wheel, tmp_path / "venv")
     result = poimen(venv / "bin", "--version", home=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "matcher: pure Python (filter._speedups is not built" in result.stdout, result.stdout

@@ -11,7 +11,7 @@ import json
 import uuid
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from filter.decide import decide
@@ -27,19 +27,11 @@ from poimen.services import (
     records_refilter,
     threshold_change,
 )
-from tests.strategies import ARTIFACTS, records
+from tests.strategies import ARTIFACTS, on_the_database, records
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = settings(
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+EXAMPLES = on_the_database(12)
 
 
 @pytest.fixture

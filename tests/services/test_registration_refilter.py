@@ -15,26 +15,18 @@ import uuid
 
 import pytest
 from django.db import transaction
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from poimen.models import Record
 from poimen.services import artifact_register, artifacts_import, derived_verify, records_ingest
 from poimen.services.refilter_affected import registered_refilter
 from tests.rules.test_evidence_fixed_point import decisions, fresh_decisions
-from tests.strategies import ARTIFACTS, records
+from tests.strategies import ARTIFACTS, on_the_database, records
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = settings(
-    max_examples=8,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+EXAMPLES = on_the_database(8)
 
 
 def _ingested(texts, tmp_path) -> list[int]:
