@@ -23,13 +23,18 @@ class BearerToken(HttpBearer):
         return api_token
 
 
-def require_permission(request: HttpRequest, permission: str) -> ApiToken:
-    """The request's token, if its user holds `permission` (one of API_PERMISSIONS, read with
-    the token); 403 if not."""
+def token_allows(token: ApiToken, permission: str) -> bool:
+    """Whether `token`'s user holds `permission` (one of API_PERMISSIONS, read with the
+    token)."""
     if permission not in API_PERMISSIONS:
         raise ValueError(f"{permission} is not read with the token: add it to API_PERMISSIONS")
+    return permission in token.permissions
+
+
+def require_permission(request: HttpRequest, permission: str) -> ApiToken:
+    """The request's token, if its user holds `permission` (token_allows); 403 if not."""
     token: ApiToken = request.auth
-    if permission not in token.permissions:
+    if not token_allows(token, permission):
         raise HttpError(
             403, f"the token's user {token.user.get_username()!r} lacks the permission {permission}"
         )

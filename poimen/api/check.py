@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema
 from pydantic import StrictBool, WithJsonSchema
 
-from poimen.api.auth import require_permission
+from poimen.api.auth import require_permission, token_allows
 from poimen.api.errors import error_responses, too_large
 from poimen.api.instance import api
 from poimen.models import Record
@@ -17,6 +17,7 @@ from poimen.services.checks import CheckedItem, CheckResult, records_check
 from poimen.services.tokens import TokenRefused, api_token_authenticate
 
 CHECK_PATH = "/api/v1/check"
+CHECK_PERMISSION = "poimen.check_records"
 
 router = Router(tags=["check"])
 
@@ -193,7 +194,7 @@ def check(request, payload: CheckIn):
     artifacts it matches (from the reporting floor up) and where. A record that cannot be read
     has an `error` of its own; the others are answered. With `store` (the default) new
     records are stored exactly as `ingest` stores them, once by (source, id)."""
-    token = require_permission(request, "poimen.check_records")
+    token = require_permission(request, CHECK_PERMISSION)
     if len(payload.records) > settings.POIMEN_API_MAX_RECORDS:
         raise too_large(f"this request holds {len(payload.records):,} records")
     result = records_check(
@@ -263,7 +264,7 @@ def check_at_once(request: HttpRequest) -> HttpResponse | None:
         token = api_token_authenticate(raw)
     except TokenRefused:
         return None
-    if "poimen.check_records" not in token.permissions:
+    if not token_allows(token, CHECK_PERMISSION):
         return None
     request.user, request.auth = token.user, token
     try:
