@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from filter import speedups
+from filter.markup import MARKUP, blanked, cut_markup
 
 # norm-v3: the read shapes (docs/read-shapes.md): a path before every line ("rg -n", "grep
 # -Hn", grep's context lines, Claude Code's Grep tool), a bare line number ("12:", "12-"), a
@@ -30,62 +31,6 @@ from filter import speedups
 # shingles can still be read.
 NORMALISER_VERSION = "norm-v3"
 
-# Each rule below is one entry of the catalogue in docs/read-shapes.md. Every part of every rule
-# is greedy and can succeed one way only, so filter/_speedups.c matches them as straight scans.
-#
-# A line-number gutter as file-reading tools print it: "    12→" (Claude Code's Read), "12<TAB>"
-# (cat -n; "\t" inside a JSON string, "^I" under cat -A), bat's "   12 │" (a git mark may sit
-# before the bar), "12:" and "12-" (grep -n, Claude Code's Grep in one file: a match and a
-# context line) unless two digits follow ("10:30", "2024-01-15" are no gutters; "3:1. Run" is).
-# bat's comes first: its blanks may begin with the tab of "12<TAB>", and the longer one wins.
-_BAT_BAR = r"[^\S\n]*(?:[-+~_‾][^\S\n]*)?│"
-_GUTTER = rf"[^\S\n]*\d{{1,9}}(?:{_BAT_BAR}|→|\t|\\t|\^[Ii]|:(?!\d\d)|-(?!\d\d))"
-# A path before the line number: "src/a.md:12:", with rg's column "src/a.md:12:5:", and grep's
-# context line "src/a.md-12-". The path holds a "." or a "/" (so "10:30:" is no path), no
-# space, colon or backslash; the first "-N-" after its first "." or "/" ends it.
-_PATH = r"""[^\s:\\./]*[./](?:[^\s:\\-]|-(?!\d{1,9}-))*(?::\d{1,9}:(?:\d{1,9}:)?|-\d{1,9}-)"""
-# What may stand before a line's own markup: a gutter, a path, or a diff's added-line "+"
-# ("git diff", Codex's apply_patch).
-_PREFIX = rf"(?:{_GUTTER}|{_PATH}|\+)"
-# A line starts after a line break, or after an escaped one inside a JSON string.
-_LINE_BREAK = r"(?:\n|\\n)"
-# Blockquote marks, then a bullet, before a list number such as "1." or "2)".
-_QUOTES = r"(?:[^\S\n]*>)*"
-
-# Every line-start rule begins with the line break before the line (strip_markup puts one before
-# the first line), the tag rules with "<" or "&", an escape with "\" and cat -A's tab with "^":
-# the regex engine can then skip ahead to those characters instead of trying every rule at
-# every position. A fence line's info string ends at the line's end, escaped or not.
-_FENCE_OR_NUMBER = (
-    r"(?:(?:`{3,}|~{3,})(?:[^\n\\]|\\[^n\n]|\\(?=\n|\Z))*"
-    r"|(?:[-*+][^\S\n]+)?\d{1,9}[.)](?=\s|\Z))"
-)
-_LINE_START = rf"""
-    # after any prefix, quote marks and bullet: a code fence line, its info string included
-    # ("```python", "~~~ {{.sh}}"), or a list number ("1.", "2)")
-    {_LINE_BREAK}{_PREFIX}?{_QUOTES}[^\S\n]*{_FENCE_OR_NUMBER}
-    # else a bare prefix
-    | {_LINE_BREAK}{_PREFIX}
-"""
-# an HTML tag, attributes and all
-_TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>"
-# HTML-escaped text ("<pre>" of a page, an HTML report): an escaped tag, then any entity the
-# escaping makes (a numeric one stands for punctuation there)
-_ESCAPED_TAG = r"&lt;/?[A-Za-z][A-Za-z0-9-]*(?:[ \t](?:[^<>\n&]|&(?!gt;))*)?/?&gt;"
-_ENTITY = r"&(?:lt|gt|amp|quot|apos|nbsp|\#\d{1,7}|\#x[0-9a-fA-F]{1,6});"
-# a JSON string's escapes (MCP tools, some shells); "\n" that starts no line markup too
-_ESCAPE = r'\\(?:[\\"/bfnrt]|u[0-9a-fA-F]{4})'
-# cat -A: a tab is "^I", a carriage return "^M" before the "$" that ends each line
-_CARET = r"\^(?:[Ii]|[Mm](?=\$))"
-_INLINE = rf"{_TAG} | {_ESCAPED_TAG} | {_ENTITY} | {_ESCAPE} | {_CARET}"
-_MARKUP = re.compile(rf"{_LINE_START} | {_INLINE}", re.VERBOSE)
-# The same rules apart, for the words alone: each pass searches for its one first character,
-# about twice as fast as the rules together. A tag never holds a line break, and the line pass
-# leaves one where it cut, so the tag pass finds the tags the rules together find. A text with
-# a character the other inline rules start with (rare) is cut in the one pass, as C cuts it.
-_LINE_MARKUP = re.compile(_LINE_START, re.VERBOSE)
-_TAG_MARKUP = re.compile(_TAG, re.VERBOSE)
-_ONE_PASS_ONLY = ("\\", "&", "^")
 
 # ASCII text (the common case) is lower-cased in one go; no offset can move. The hot path
 # finds the words as bytes, which is what they are hashed as.
@@ -185,18 +130,6 @@ class WordSpans(NamedTuple):
     ends: list[int]
 
 
-def _blank(match: re.Match) -> str:
-    found = match.group()
-    if found[0] == "\n":
-        return "\n" + " " * (len(found) - 1)
-    return " " * len(found)
-
-
-def _blanked(normalised: str) -> str:
-    """`normalised` (ASCII or normalised text) with its markup blanked: same length."""
-    return _MARKUP.sub(_blank, "\n" + normalised)[1:]
-
-
 def strip_markup(text: str) -> str:
     """`text` with wordless markup replaced by spaces: same length, same offsets. The markup
     is what the rules find in the normalised text; where a match covers part of what one
@@ -206,11 +139,11 @@ def strip_markup(text: str) -> str:
     if compiled is not None:
         return compiled.blank_markup(text, _normalise)
     if text.isascii():
-        return _blanked(text)
+        return blanked(text)
     normalised, pieces = _normalise_with_offsets(text)
     original = _original_offsets(pieces)
     out, done = [], 0
-    for found in _MARKUP.finditer("\n" + normalised):
+    for found in MARKUP.finditer("\n" + normalised):
         # positions in `normalised`; a line match's line break is kept
         start, end = found.start() - 1 + (found.group()[0] == "\n"), found.end() - 1
         if start == end:
@@ -317,34 +250,18 @@ def _original_offsets(pieces: list[tuple[int, int, int, bool]]):
     return original
 
 
-def _cut_markup(normalised: str) -> str:
-    """`normalised` (ASCII or normalised text) with wordless markup cut out: the same words
-    as blanking gives, for less (a replacement string is cheaper than a call per match). In C
-    where it is built."""
-    compiled = speedups.compiled
-    if compiled is not None:
-        return compiled.strip_markup(normalised)
-    if any(character in normalised for character in _ONE_PASS_ONLY):
-        return _MARKUP.sub(_cut, "\n" + normalised)
-    return _TAG_MARKUP.sub(" ", _LINE_MARKUP.sub("\n", "\n" + normalised))
-
-
-def _cut(match: re.Match) -> str:
-    return "\n" if match.group()[0] == "\n" else " "
-
-
 def words(text: str) -> list[str]:
     """The normalised words of `text`, without offsets."""
     if text.isascii():
-        return _ASCII_WORD.findall(_cut_markup(text).lower())
-    return _non_ascii_words(_cut_markup(_normalised(text)))
+        return _ASCII_WORD.findall(cut_markup(text).lower())
+    return _non_ascii_words(cut_markup(_normalised(text)))
 
 
 def word_bytes(text: str) -> list[bytes]:
     """The normalised words of `text` as UTF-8: the hot path of every check."""
     if text.isascii():
-        return _ASCII_WORD_BYTES.findall(_cut_markup(text).encode().lower())
-    found = _non_ascii_words(_cut_markup(_normalised(text)))
+        return _ASCII_WORD_BYTES.findall(cut_markup(text).encode().lower())
+    found = _non_ascii_words(cut_markup(_normalised(text)))
     # One join, one encode and one split in C instead of an encode per word (no word holds
     # a NUL: it is not a letter or digit).
     return "\0".join(found).encode().split(b"\0") if found else []
@@ -353,7 +270,7 @@ def word_bytes(text: str) -> list[bytes]:
 def prepared_for_words(text: str) -> str:
     """`text` as the compiled word scan reads it: normalised unless it is ASCII (the scan
     lowers ASCII letters itself), and wordless markup cut. Its words are word_bytes(text)'s."""
-    return _cut_markup(text if text.isascii() else _normalised(text))
+    return cut_markup(text if text.isascii() else _normalised(text))
 
 
 def _non_ascii_words(normalised: str) -> list[str]:
@@ -383,7 +300,7 @@ def word_spans(text: str) -> WordSpans:
 
 def _tokenise(text: str) -> Tokens:
     if text.isascii():
-        found = list(_ASCII_WORD.finditer(_blanked(text)))
+        found = list(_ASCII_WORD.finditer(blanked(text)))
         return Tokens(
             words=[m.group().lower() for m in found],
             starts=[m.start() for m in found],
@@ -393,7 +310,7 @@ def _tokenise(text: str) -> Tokens:
     # the normalised text, as they do for words().
     normalised, pieces = _normalise_with_offsets(text)
     original = _original_offsets(pieces)
-    found = list(_UNICODE_WORD.finditer(_blanked(normalised)))
+    found = list(_UNICODE_WORD.finditer(blanked(normalised)))
     return Tokens(
         words=[m.group() for m in found],
         starts=[original(m.start(), end=False) for m in found],

@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         execute_from_command_line(argv)
     except DatabaseError as error:
+        # Imported once Django is set up (readiness asks the database), and only on failure.
         from poimen.db.readiness import command_failure
 
         problem = command_failure(argv[1] if len(argv) > 1 else "", error)

@@ -11,6 +11,7 @@ the headers they did. Django's test client always takes the desk's way; `applica
 """
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.handlers.exception import convert_exception_to_response
 from django.core.handlers.wsgi import WSGIHandler, get_path_info
 from django.db import connections
@@ -27,7 +28,7 @@ class ApiHandler(WSGIHandler):
 
     def load_middleware(self, is_async=False):
         if is_async:
-            raise NotImplementedError("the API is served by WSGI")
+            raise ImproperlyConfigured("poimen's API handler is WSGI only: poimen serve runs it")
         self._view_middleware, self._template_response_middleware = [], []
         self._exception_middleware = []
         handler = convert_exception_to_response(self._get_response)

@@ -78,6 +78,14 @@ def queue_configured() -> str:
     return settings.CELERY_BROKER_URL
 
 
+def celery_app():
+    """The Celery app, imported when a queued path first needs it: only those need Celery at
+    all (a server, a command or a test without a broker never loads it)."""
+    from poimen.celery import app
+
+    return app
+
+
 # --- the command's side: send, wait, add up ------------------------------------------------
 
 
@@ -87,9 +95,7 @@ class _Batches:
     def __init__(
         self, job: str, task: str, run: IngestRun | None = None, *, put=None, on_waiting=None
     ):
-        from poimen.celery import app  # only a queued command needs Celery at all
-
-        self.app, self.job, self.task, self.run = app, job, task, run
+        self.app, self.job, self.task, self.run = celery_app(), job, task, run
         # put(job, number, payload): stores a batch's records where its worker finds them
         self.put = put
         # on_waiting(message): told once when no worker has taken a batch for a while

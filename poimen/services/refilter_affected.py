@@ -17,6 +17,7 @@ import threading
 
 import numpy as np
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from filter import DEFAULT_PARAMS
@@ -27,6 +28,7 @@ from poimen.db.keyset import keyset_pages
 from poimen.decision.index_version import live_index
 from poimen.decision.policies import Policies
 from poimen.models import Artifact, Record
+from poimen.services.queued import celery_app
 from poimen.services.refilter import RefilterResult, refilter_page
 
 _PAGE = 2_000
@@ -123,10 +125,8 @@ def registration_refilter(artifacts: list[Artifact], *, actor=None) -> None:
 def _send(ids: list[int], actor_id: int | None) -> None:
     """To the queue; where the broker cannot be reached, here (the registration is committed:
     its refilter is not to be lost with the message)."""
-    from poimen.celery import app
-
     try:
-        app.send_task(REFILTER_AFFECTED_TASK, args=[ids, actor_id])
+        celery_app().send_task(REFILTER_AFFECTED_TASK, args=[ids, actor_id])
     except Exception as error:  # kombu's and redis-py's connection errors have no common base
         log.warning("refilter of artifacts %s run here: the queue refused it (%s)", ids, error)
         registered_refilter(ids, actor_id)
@@ -134,7 +134,5 @@ def _send(ids: list[int], actor_id: int | None) -> None:
 
 def registered_refilter(ids: list[int], actor_id: int | None = None) -> RefilterResult:
     """records_refilter_affected for the artifacts with these ids (the queue's task body)."""
-    from django.contrib.auth import get_user_model
-
     actor = get_user_model().objects.filter(pk=actor_id).first() if actor_id else None
     return records_refilter_affected(artifacts=Artifact.objects.filter(pk__in=ids), actor=actor)

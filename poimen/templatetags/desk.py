@@ -10,7 +10,7 @@ from django.utils.dateformat import format as date_format
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
-from poimen.models import IngestRun
+from poimen.models import IngestRun, Review
 from poimen.selectors import SNIPPET_CHARS, SNIPPET_LEAD
 
 register = template.Library()
@@ -256,8 +256,6 @@ def overlap_in_kind(value, thresholds: dict, kind: str, default: float) -> str:
 
 @register.filter
 def verdict_label(value) -> str:
-    from poimen.models import Review
-
     if not value:
         return "not reviewed"
     try:

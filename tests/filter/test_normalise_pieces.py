@@ -43,12 +43,13 @@ def test_the_cached_path_is_the_whole_text_path(text):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_TEXT, min_size=1, max_size=5))
 def test_the_hot_paths_words_are_the_whole_text_paths(texts):
-    from filter.normalise import _cut_markup, _non_ascii_words
+    from filter.markup import cut_markup
+    from filter.normalise import _non_ascii_words
 
     for text in texts:
         if text.isascii():
             continue
-        whole = _non_ascii_words(_cut_markup(_normalise(text)))
+        whole = _non_ascii_words(cut_markup(_normalise(text)))
         assert word_bytes(text) == [word.encode() for word in whole]
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import xxhash
 
-from filter import ArtifactRecord, DerivedFilter, normalise, speedups
+from filter import ArtifactRecord, DerivedFilter, markup, normalise, speedups
 from filter.align import MAX_GAP, align_many
 from filter.index import ShingleIndex
 from filter.normalise import word_bytes
@@ -137,7 +137,7 @@ def test_the_markup_cut_is_the_regexes_on_random_text(compiled):
     for _ in range(30_000):
         text = "".join(rng.choices(MARKUP_PIECES, k=rng.randint(0, 30)))
         with speedups.pure_python():
-            expected = normalise._cut_markup(text)
+            expected = markup.cut_markup(text)
             prepared = normalise.prepared_for_words(text)
         assert compiled.strip_markup(text) == expected, repr(text)
         assert normalise.prepared_for_words(text) == prepared, repr(text)
@@ -147,7 +147,7 @@ def test_the_markup_cut_is_the_regexes_on_the_test_texts(compiled):
     texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
     for text in texts:
         with speedups.pure_python():
-            expected = normalise._cut_markup(text)
+            expected = markup.cut_markup(text)
         assert compiled.strip_markup(text) == expected
 
 

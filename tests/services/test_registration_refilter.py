@@ -38,11 +38,6 @@ def _ingested(texts, tmp_path) -> list[int]:
     return list(Record.objects.filter(source=source).values_list("pk", flat=True))
 
 
-def _no_copy_in_evidence(ids) -> None:
-    assert derived_verify(record_ids=ids, scope="property test").offenders == []
-    assert decisions(ids) == fresh_decisions(ids)
-
-
 def _by_register(tmp_path):
     for kind, name, text in ARTIFACTS:
         artifact_register(kind=kind, name=name, text=text)
@@ -51,8 +46,8 @@ def _by_register(tmp_path):
 def _by_import(tmp_path):
     folder = tmp_path / f"skills-{uuid.uuid4().hex[:8]}"
     folder.mkdir()
-    for _, name, text in ARTIFACTS:
-        if _ == "skill":
+    for kind, name, text in ARTIFACTS:
+        if kind == "skill":
             (folder / f"{name}.md").write_text(text, encoding="utf-8")
     artifacts_import(path=folder, kind="skill")
 
@@ -69,7 +64,8 @@ def test_after_a_registration_no_evidence_record_copies_an_artifact(
         ids = _ingested(texts, tmp_path)
         with django_capture_on_commit_callbacks(execute=True):
             register(tmp_path)
-        _no_copy_in_evidence(ids)
+        assert derived_verify(record_ids=ids, scope="property test").offenders == []
+        assert decisions(ids) == fresh_decisions(ids)
         transaction.set_rollback(True)
 
 
