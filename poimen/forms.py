@@ -17,7 +17,13 @@ from poimen.selectors import (
     kinds_known,
     runs_for_filter,
 )
-from poimen.services import NOTE_MAX_LENGTH, UNCHECKED, check_paste_words, threshold_check
+from poimen.services import (
+    NOTE_MAX_LENGTH,
+    UNCHECKED,
+    check_min_shared,
+    check_paste_words,
+    threshold_check,
+)
 
 VERDICT_FILTER_CHOICES = [
     ("", "any verdict"),
@@ -279,6 +285,7 @@ class KindPolicyForm(forms.Form):
     paste_words = forms.CharField(
         label="Cut a copied passage of at least this many words, whatever the record's overlap"
     )
+    min_shared = forms.CharField(label="A match shares at least this many shingles")
     reason = forms.CharField(
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": "why this policy"}),
@@ -289,6 +296,9 @@ class KindPolicyForm(forms.Form):
 
     def clean_paste_words(self):
         return check_paste_words(self.cleaned_data["paste_words"])
+
+    def clean_min_shared(self):
+        return check_min_shared(self.cleaned_data["min_shared"])
 
 
 class ThresholdPreviewForm(forms.Form):

@@ -20,6 +20,11 @@ def report_floor() -> float:
     return settings.POIMEN_REPORT_FLOOR
 
 
+# The per-kind values a policy change sets besides the threshold, which has a change of its
+# own: KindPolicy's fields, Policies' dicts and their *_for methods share these names.
+POLICY_VALUES = ("on_derived", "paste_words", "min_shared")
+
+
 @dataclass(frozen=True)
 class Policies:
     """Thresholds, minimum shared shingles and what a derived record gets (exclude or redact),
@@ -90,9 +95,13 @@ class Policies:
     def paste_words_for(self, kind: str) -> int:
         return self.paste_words.get(kind, settings.POIMEN_DEFAULT_PASTE_WORDS)
 
+    def values_for(self, kind: str) -> dict:
+        """`kind`'s POLICY_VALUES in force, by name."""
+        return {name: getattr(self, f"{name}_for")(kind) for name in POLICY_VALUES}
+
     def with_values(self, kind: str, **values) -> "Policies":
-        """These policies with `kind`'s threshold, on_derived or paste_words as given: what a
-        change is decided under, before it is written (its preview too)."""
+        """These policies with `kind`'s threshold or POLICY_VALUES as given: what a change is
+        decided under, before it is written (its preview too)."""
         changed = {name: {**getattr(self, name), kind: value} for name, value in values.items()}
         return replace(self, **changed)
 

@@ -29,14 +29,9 @@ def threshold_for(kind: str) -> float:
     return Policies.load().threshold_for(kind)
 
 
-def on_derived_for(kind: str) -> str:
-    """exclude or redact: what a derived record of `kind` gets."""
-    return Policies.load().on_derived_for(kind)
-
-
-def paste_words_for(kind: str) -> int:
-    """From how many words a copied passage of `kind` is cut whatever the record's overlap."""
-    return Policies.load().paste_words_for(kind)
+def policy_values(kind: str) -> dict:
+    """`kind`'s policy values in force (on_derived, paste_words, min_shared), by name."""
+    return Policies.load().values_for(kind)
 
 
 def default_threshold() -> float:

@@ -41,7 +41,12 @@ from poimen.services.export import (
 )
 from poimen.services.guidelines import GUIDELINES_MAX_CHARACTERS, guidelines_edit
 from poimen.services.ingest import IngestResult, records_ingest
-from poimen.services.kind_policies import PolicyResult, check_paste_words, kind_policy_change
+from poimen.services.kind_policies import (
+    PolicyResult,
+    check_min_shared,
+    check_paste_words,
+    kind_policy_change,
+)
 from poimen.services.queued import records_ingest_queued, records_refilter_queued
 from poimen.services.refilter import RefilterResult, records_refilter
 from poimen.services.reviews import (
@@ -99,6 +104,7 @@ __all__ = [
     "derived_verify",
     "kind_policy_change",
     "check_paste_words",
+    "check_min_shared",
     "login_lockout_record",
     "login_unlock",
     "manifest_export",

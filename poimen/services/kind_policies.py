@@ -1,5 +1,14 @@
-"""A kind's policy for derived records (exclude them whole, or redact them): set, and applied
-from stored data, like a threshold change."""
+"""A kind's policy for derived records (exclude them whole, or redact them; from how many words
+a copied passage is cut; how many shingles a match must share): set, and applied like a
+threshold change, from stored data, except a min_shared change (below).
+
+min_shared decides which matches the matcher reports at all, and so what a record's coverage
+adds up: matches under the kind's min_shared were never stored (a lower value would count
+them), and a stored coverage cannot be taken apart into the matches a higher value drops. So
+a min_shared change checks again from their text, under the new value, the records the kind
+touches and those sharing that many shingles with one of its artifacts, by the refilter's own
+page (the same decision, matches and events).
+"""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -7,16 +16,24 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from poimen.decision.policies import Policies
+from filter.align import MIN_ANCHORS
+from poimen.db.keyset import keyset_pages
+from poimen.decision.artifact_index import artifact_index_under
+from poimen.decision.index_version import live_index
+from poimen.decision.policies import POLICY_VALUES, Policies
 from poimen.decision.stored_decisions import records_touched_by
-from poimen.models import Event, KindPolicy
+from poimen.models import Artifact, Event, KindPolicy, Record
 from poimen.services.common import InputError
-from poimen.services.redecide import DecisionCounts, records_redecide
+from poimen.services.redecide import records_redecide
+from poimen.services.refilter import RefilterResult, refilter_page
+from poimen.services.refilter_affected import records_affected
 from poimen.services.thresholds import check_known_kind
 
 
 @dataclass(kw_only=True)
-class PolicyResult(DecisionCounts):
+class PolicyResult(RefilterResult):
+    """What moved; `checked`: the records checked again from their text (a lower min_shared)."""
+
     kind: str
     old: str
     new: str
@@ -46,29 +63,50 @@ def check_paste_words(value) -> int:
     return number
 
 
+def check_min_shared(value) -> int:
+    """A kind's min_shared: a whole number of shingles from MIN_ANCHORS up (fewer cannot
+    anchor an alignment), or an InputError saying so."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or str(number) != str(value).strip() or number < MIN_ANCHORS:
+        raise InputError(
+            f"min shared is a whole number of shingles from {MIN_ANCHORS} up (fewer cannot "
+            f"anchor a match), not {value!r}"
+        )
+    return number
+
+
+_CHECKS = {
+    "on_derived": check_on_derived,
+    "paste_words": check_paste_words,
+    "min_shared": check_min_shared,
+}
+
+
 def kind_policy_change(
     *,
     kind: str,
     reason: str,
     on_derived: str | None = None,
     paste_words: int | None = None,
+    min_shared: int | None = None,
     actor=None,
     dry_run: bool = False,
 ) -> PolicyResult:
-    """Set what a derived record of `kind` gets (on_derived) and from how many words a
-    copied passage is cut whatever the record's overlap (paste_words), and apply them from
-    the stored matches and their spans (no text is checked again): every record the kind
-    touches is decided again (filter.decide), each change an event, unless a reviewer's
-    verdict holds it. Writes a policy_changed event. With `dry_run`, the same decisions are
-    counted and nothing is written: the preview of this change."""
+    """Set what a derived record of `kind` gets (on_derived), from how many words a copied
+    passage is cut whatever the record's overlap (paste_words) and how many shingles a match
+    must share (min_shared), and apply them: every record the kind touches is decided again
+    (filter.decide) from its stored matches and spans, or, when min_shared changes, checked
+    again from its text with every record that could now match; each change is an event,
+    unless a reviewer's verdict holds the record. Writes a policy_changed event. With
+    `dry_run`, the same decisions are taken and nothing is kept: the preview of this change."""
     check_known_kind(kind)
-    if on_derived is None and paste_words is None:
-        raise InputError("a policy change sets on_derived, paste_words or both")
-    changes = {}
-    if on_derived is not None:
-        changes["on_derived"] = check_on_derived(on_derived)
-    if paste_words is not None:
-        changes["paste_words"] = check_paste_words(paste_words)
+    asked = {"on_derived": on_derived, "paste_words": paste_words, "min_shared": min_shared}
+    changes = {name: _CHECKS[name](value) for name, value in asked.items() if value is not None}
+    if not changes:
+        raise InputError("a policy change sets on_derived, paste_words, min_shared or more")
     if not dry_run and not (reason or "").strip():
         raise InputError("a policy change needs a reason")
     with transaction.atomic():
@@ -76,19 +114,24 @@ def kind_policy_change(
         old = {name: getattr(policy, name) for name in changes}
         result = PolicyResult(kind=kind, old=_said(old), new=_said(changes))
         # KindPolicy's fields and Policies' per-kind values share these names
-        policies = Policies.load().with_values(kind, **changes)
+        before = Policies.load()
+        policies = before.with_values(kind, **changes)
         said = {"kind": kind, "old": result.old, "new": result.new}
-        counts = Counter()
-        result.changed = records_redecide(
-            list(records_touched_by(kind).order_by("pk").values_list("pk", flat=True)),
-            policies=policies,
-            cause="policy_changed",
-            actor=actor,
-            data={"policy": said, "reason": reason},
-            counts=counts,
-            write=not dry_run,
-        )
-        result.count(counts)
+        data = {"policy": said, "reason": reason}
+        if policies.min_shared_for(kind) != before.min_shared_for(kind):
+            _recheck(kind, policies, result=result, actor=actor, data=data)
+        else:
+            counts = Counter()
+            result.changed = records_redecide(
+                list(records_touched_by(kind).order_by("pk").values_list("pk", flat=True)),
+                policies=policies,
+                cause="policy_changed",
+                actor=actor,
+                data=data,
+                counts=counts,
+                write=not dry_run,
+            )
+            result.count(counts)
         if dry_run:
             transaction.set_rollback(True)  # the policy row made by get_or_create too
             return result
@@ -104,11 +147,32 @@ def kind_policy_change(
     return result
 
 
+def _recheck(kind: str, policies: Policies, *, result: PolicyResult, actor, data) -> None:
+    """Check again from their text, under `policies`, the records the kind touches and those
+    sharing its min_shared shingles with one of its artifacts. Written in the caller's
+    transaction (a dry run rolls it back)."""
+    artifact_index = artifact_index_under(live_index.current()[0], policies)
+    artifacts = Artifact.objects.filter(kind=kind).only("kind", "shingles")
+    ids = set(records_affected(list(artifacts), policies))
+    ids.update(records_touched_by(kind).values_list("pk", flat=True))
+    records = Record.objects.filter(pk__in=ids).select_related("review")
+    for page in keyset_pages(records, 2_000):
+        refilter_page(
+            page,
+            artifact_index=artifact_index,
+            result=result,
+            actor=actor,
+            cause="policy_changed",
+            data=data,
+        )
+
+
 def _said(values: dict) -> str:
-    """A policy's values as an event and a result say them: "redact, paste 50 words"."""
-    parts = []
-    if "on_derived" in values:
-        parts.append(values["on_derived"])
-    if "paste_words" in values:
-        parts.append(f"paste {values['paste_words']} words")
-    return ", ".join(parts)
+    """A policy's values as an event and a result say them: "redact, paste 50 words, 20
+    shared shingles"."""
+    said = {
+        "on_derived": "{}",
+        "paste_words": "paste {} words",
+        "min_shared": "{} shared shingles",
+    }
+    return ", ".join(said[name].format(values[name]) for name in POLICY_VALUES if name in values)

@@ -71,10 +71,17 @@ def refilter_start(kind: str | None):
 
 
 def refilter_page(
-    page: list[Record], *, artifact_index: ArtifactIndex, result: RefilterResult, actor=None
+    page: list[Record],
+    *,
+    artifact_index: ArtifactIndex,
+    result: RefilterResult,
+    actor=None,
+    cause: str = "refilter",
+    data=None,
 ) -> None:
     """Check one page of stored records again and write what changed, in one transaction
-    (the local refilter and the queue's workers both call it)."""
+    (the local refilter, the queue's workers and a lowered min_shared call it). Each event
+    says `cause` and carries `data`."""
     checked = check_texts(artifact_index.filter, [record.text for record in page])
     before = {r.pk: _decision_of(r) for r in page}
     decided_before = {r.pk: decision_before(r) for r in page}
@@ -90,9 +97,10 @@ def refilter_page(
             page,
             decided_before,
             decisions,
-            cause="refilter",
+            cause=cause,
             actor=actor,
             counts=counts,
+            data=data,
             policies=artifact_index.policies,
             artifact_ids=artifact_index.artifact_ids,
         )
@@ -101,6 +109,7 @@ def refilter_page(
         changed = [r for r in page if _decision_of(r) != before[r.pk]]
         Record.objects.bulk_update(changed, list(DECISION_FIELDS))
         Event.objects.log_many(events)
+    result.changed.extend(r.pk for r in changed)
     result.checked += len(page)
     result.matches += len(matches)
 

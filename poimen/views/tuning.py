@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from poimen import selectors, services
+from poimen.decision.policies import POLICY_VALUES
 from poimen.forms import KindPolicyForm, ThresholdChangeForm, ThresholdPreviewForm
 from poimen.selectors.charts import estimate_lines, histogram_chart
 from poimen.views.common import render_page, require_tune
@@ -97,14 +98,11 @@ def tuning_kind(request, kind: str):
 def _policy_context(request, kind: str) -> dict:
     """The policy form: as it stands, or, when a change was asked (the policy_* values in the
     query string), its dry run and a form that confirms it."""
-    policy = {
-        "on_derived": selectors.on_derived_for(kind),
-        "paste_words": selectors.paste_words_for(kind),
-    }
+    policy = selectors.policy_values(kind)
     asked = KindPolicyForm(request.GET) if "policy-reason" in request.GET else None
     if asked is None or not asked.is_valid():
         return {"policy_form": asked or KindPolicyForm(initial=policy), "policy": policy}
-    values = {name: asked.cleaned_data[name] for name in ("on_derived", "paste_words")}
+    values = {name: asked.cleaned_data[name] for name in POLICY_VALUES}
     dry_run = services.kind_policy_change(
         kind=kind, reason=asked.cleaned_data["reason"], dry_run=True, **values
     )
@@ -115,7 +113,7 @@ def _policy_context(request, kind: str) -> dict:
 
 @require_POST
 def tuning_policy(request, kind: str):
-    """Set what a derived record of `kind` gets and its paste_words (the service
+    """Set what a derived record of `kind` gets, its paste_words and min_shared (the service
     set_kind_policy calls): shown first as the change's dry run, applied once confirmed."""
     require_tune(request)
     if kind not in selectors.kinds_known():
@@ -129,10 +127,9 @@ def tuning_policy(request, kind: str):
         try:
             result = services.kind_policy_change(
                 kind=kind,
-                on_derived=form.cleaned_data["on_derived"],
-                paste_words=form.cleaned_data["paste_words"],
                 reason=form.cleaned_data["reason"],
                 actor=request.user,
+                **{name: form.cleaned_data[name] for name in POLICY_VALUES},
             )
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))

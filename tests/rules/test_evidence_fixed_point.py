@@ -3,17 +3,19 @@
 Generated records (tests/strategies.py: up to three artifacts' passages of random sizes in
 random shapes, among genuine text, quoted sentences and mentions) go through ingest (in
 process and in worker processes), a refilter with nothing changed, threshold and policy
-changes and their undo. After each: verify_derived passes on them, every stored decision is
-the one a fresh check of the text makes (filter.decide), a dry run moves exactly what applying
-moves, and a round trip restores every status."""
+changes (min_shared up and down too) and their undo. After each: verify_derived passes on
+them, every stored decision is the one a fresh check of the text makes (filter.decide), a dry
+run moves exactly what applying moves, and a round trip restores every status."""
 
 import json
 import uuid
 
 import pytest
+from django.conf import settings
 from hypothesis import given
 from hypothesis import strategies as st
 
+from filter.align import MIN_ANCHORS
 from filter.decide import decide
 from poimen.decision.artifact_index import artifact_index_load
 from poimen.decision.checked import check_texts
@@ -107,6 +109,15 @@ def test_ingest_refilter_and_every_change_leave_no_copy_in_evidence(
                 kind=kind, on_derived=value, reason="property", dry_run=dry_run
             )
 
+        def min_shared(value, *, dry_run, kind=kind):
+            return kind_policy_change(
+                kind=kind, min_shared=value, reason="property", dry_run=dry_run
+            )
+
         change_both_ways(ids, threshold, (0.9, 0.8))
         change_both_ways(ids, threshold, (0.5, 0.8))
         change_both_ways(ids, policy, ("exclude", "redact"))
+        default = settings.POIMEN_DEFAULT_MIN_SHARED
+        # higher: decided from the stored matches; lower: checked again from the text
+        change_both_ways(ids, min_shared, (default * 2, default))
+        change_both_ways(ids, min_shared, (MIN_ANCHORS, default))

@@ -3,6 +3,7 @@ click away, the exclusions list filters by decision, verdicts and undo on a reda
 overview's counts and the tuning page's policy form."""
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from poimen import selectors
@@ -87,9 +88,11 @@ def test_the_tuning_page_previews_a_policy_then_sets_it_once_confirmed(
 ):
     page = as_tuner.get(reverse("tuning_kind", args=["skill"])).content.decode()
     assert 'name="policy-on_derived" value="redact"' in page
+    assert 'name="policy-min_shared"' in page
     asked = {
         "policy-on_derived": "exclude",
         "policy-paste_words": "1000000",
+        "policy-min_shared": str(settings.POIMEN_DEFAULT_MIN_SHARED),
         "policy-reason": "we want whole records out",
     }
     response = as_tuner.post(reverse("tuning_policy", args=["skill"]), asked)
