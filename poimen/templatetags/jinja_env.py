@@ -1,0 +1,57 @@
+"""The Jinja2 environment of the templates under templates/jinja2 (settings.TEMPLATES, the
+"jinja2" backend): the list row and the controls it shares with the record page, review mode and
+second review (verdict buttons, note form, the note reason "other" asks, the shadow badge, a
+refusal). They render through Jinja2 because a list page is fifty rows of them, which Django's
+template engine takes about twice as long to render (bench/results/).
+
+The helpers are the Django templates' own (desk.py, verdicts.py), so each rule keeps one home;
+values are shown as Django shows them: autoescaped, dates in the current time zone, numbers
+localised (but where a template sets `unlocalized`, as `{% localize off %}` did), undefined
+names and attributes of nothing empty."""
+
+from django.template.defaultfilters import truncatechars
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.formats import localize
+from django.utils.timezone import template_localtime
+from jinja2 import ChainableUndefined, Environment, pass_context
+
+from poimen.templatetags import desk, verdicts
+
+
+@pass_context
+def _shown(context, value):
+    """A value as Django's template engine prints it: localised, a date in local time."""
+    if isinstance(value, str) or value is None or isinstance(value, bool):
+        return value
+    if context.get("unlocalized"):
+        return value
+    return localize(template_localtime(value))
+
+
+def _when(value, fmt: str = "Y-m-d H:i"):
+    # Django converts a filter's date argument to local time itself (expects_localtime).
+    return desk.when(template_localtime(value), fmt)
+
+
+def environment(**options) -> Environment:
+    options.setdefault("undefined", ChainableUndefined)
+    # A template ends with its newline, as under Django's engine.
+    env = Environment(keep_trailing_newline=True, finalize=_shown, **options)
+    env.globals.update(
+        url=lambda name, *args, **kwargs: reverse(name, args=args, kwargs=kwargs or None),
+        static=static,
+        href=desk.href,
+        search_hit=desk.search_hit,
+        overlap_in_kind=desk.overlap_in_kind,
+        shadow_meaning=desk.shadow_meaning,
+    )
+    env.filters.update(
+        when=_when,
+        verdict_label=desk.verdict_label,
+        verdicts_offered=verdicts.verdicts_offered,
+        note_needed=verdicts.note_needed,
+        undo_refusal=verdicts.undo_refusal,
+        truncatechars=truncatechars,
+    )
+    return env
