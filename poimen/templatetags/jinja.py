@@ -5,7 +5,8 @@ would, the partial seeing the whole context and the names given."""
 
 from django import template
 from django.template import engines
-from django.template.backends.utils import csrf_input_lazy
+from django.template.backends.utils import csrf_input
+from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
 
 register = template.Library()
@@ -16,7 +17,9 @@ def jinja(context, name: str, **names):
     partial = engines["jinja2"].get_template(name).template
     values = context.flatten()
     request = values.get("request")
-    if request is not None:  # what the Jinja2 backend gives a template it renders itself
-        values.setdefault("csrf_input", csrf_input_lazy(request))
+    if request is not None:
+        # What the Jinja2 backend gives a template it renders itself, but made once, when first
+        # shown: its own lazy csrf_input masks a new token at each form (a hundred a list page).
+        values.setdefault("csrf_input", SimpleLazyObject(lambda: csrf_input(request)))
     values.update(names)
     return mark_safe(partial.render(values))  # autoescaped by Jinja2
