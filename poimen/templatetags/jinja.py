@@ -5,8 +5,7 @@ would, the partial seeing the whole context and the names given."""
 
 from django import template
 from django.template import engines
-from django.template.backends.utils import csrf_input
-from django.utils.functional import SimpleLazyObject
+from django.template.defaulttags import CsrfTokenNode
 from django.utils.safestring import mark_safe
 
 register = template.Library()
@@ -16,10 +15,8 @@ register = template.Library()
 def jinja(context, name: str, **names):
     partial = engines["jinja2"].get_template(name).template
     values = context.flatten()
-    request = values.get("request")
-    if request is not None:
-        # What the Jinja2 backend gives a template it renders itself, but made once, when first
-        # shown: its own lazy csrf_input masks a new token at each form (a hundred a list page).
-        values.setdefault("csrf_input", SimpleLazyObject(lambda: csrf_input(request)))
+    # The CSRF field, as the Jinja2 backend gives a template it renders itself, but the page's
+    # own token ({% csrf_token %}'s): the backend's lazy csrf_input masks a new one at each form.
+    values["csrf_input"] = CsrfTokenNode().render(context)
     values.update(names)
     return mark_safe(partial.render(values))  # autoescaped by Jinja2
