@@ -35,7 +35,9 @@ def _when(value, fmt: str = "Y-m-d H:i"):
 
 
 def environment(**options) -> Environment:
-    options.setdefault("undefined", ChainableUndefined)
+    # Django's engine shows an undefined name, or an attribute of one, as nothing; the backend
+    # would pass Undefined (DebugUndefined under DEBUG), which fails on the attribute.
+    options["undefined"] = ChainableUndefined
     # A template ends with its newline, as under Django's engine.
     env = Environment(keep_trailing_newline=True, finalize=_shown, **options)
     env.globals.update(
