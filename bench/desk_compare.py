@@ -11,8 +11,9 @@ Each turn is a process of this Python run in the tree (its code first on sys.pat
 templates and settings): it logs in as the bench user and times, through Django's test
 Client, bench.desk's request sets named by --sets (default the lists, the search and review
 mode), with the tree's own bench.desk.request_sets, timed and p95, so a tree as old as the
-bench's first version can be asked. Prints one line per tree, set and round: p50 and p95 ms;
-then, per tree and set, the median of the rounds' p50 and of their p95.
+bench's first version can be asked. Prints one line per tree, set and round: the least, p50
+and p95 ms (the least, the floor a quiet machine would give, moves far less with the load than
+p95); then, per tree and set, the median of the rounds' figures.
 """
 
 import argparse
@@ -47,7 +48,7 @@ out = []
 for name, urls in desk.request_sets():
     if name in wanted:
         times = desk.timed(get, urls, n)
-        out.append([name, statistics.median(times), desk.p95(times)])
+        out.append([name, min(times), statistics.median(times), desk.p95(times)])
 print(json.dumps(out))
 """
 
@@ -83,14 +84,14 @@ def main(argv=None) -> int:
     trees = [(name, Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.trees)]
     homes = {name: tempfile.mkdtemp(prefix=f"poimen-desk-compare-{name}-") for name, _ in trees}
     width = max(len(name) for name, _ in trees)
-    seen = {}  # (set, tree) -> [(p50, p95) of each round]
+    seen = {}  # (set, tree) -> [(min, p50, p95) of each round]
     for round_number in range(1, args.rounds + 1):
         for name, tree in trees:
-            for set_name, median, high in turn(tree, homes[name], args.sets, args.requests):
-                seen.setdefault((set_name, name), []).append((median, high))
+            for set_name, low, median, high in turn(tree, homes[name], args.sets, args.requests):
+                seen.setdefault((set_name, name), []).append((low, median, high))
                 print(
-                    f"{round_number}  {name:<{width}}  {set_name:<18} p50 {median:7.1f}  "
-                    f"p95 {high:7.1f}",
+                    f"{round_number}  {name:<{width}}  {set_name:<18} min {low:6.1f}  "
+                    f"p50 {median:6.1f}  p95 {high:6.1f}",
                     flush=True,
                 )
     print("\nmedian of the rounds")
@@ -99,9 +100,8 @@ def main(argv=None) -> int:
     for (set_name, name), rounds in sorted(
         seen.items(), key=lambda kv: (set_order.index(kv[0][0]), tree_order.index(kv[0][1]))
     ):
-        p50 = statistics.median(r[0] for r in rounds)
-        p95 = statistics.median(r[1] for r in rounds)
-        print(f"   {name:<{width}}  {set_name:<18} p50 {p50:7.1f}  p95 {p95:7.1f}")
+        low, p50, p95 = (statistics.median(r[i] for r in rounds) for i in range(3))
+        print(f"   {name:<{width}}  {set_name:<18} min {low:6.1f}  p50 {p50:6.1f}  p95 {p95:6.1f}")
     return 0
 
 
