@@ -1,5 +1,5 @@
-"""A list row (templates/jinja2/partials/list_row.html): every piece of text in it is escaped, and the
-row a verdict renders alone is the row the list shows."""
+"""A list row (templates/jinja2/partials/list_row.html): every piece of text in it is escaped,
+and the row a verdict renders alone is the row the list shows."""
 
 import re
 
