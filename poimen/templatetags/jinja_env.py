@@ -6,8 +6,8 @@ template engine takes about twice as long to render (bench/results/).
 
 The helpers are the Django templates' own (desk.py, verdicts.py), so each rule keeps one home;
 values are shown as Django shows them: autoescaped, dates in the current time zone, numbers
-localised (but where a template sets `unlocalized`, as `{% localize off %}` did), undefined
-names and attributes of nothing empty."""
+localised (but where a template sets `unlocalized`, as under `{% localize off %}`), undefined
+names and attributes of nothing empty (tests/views/test_jinja_partials.py)."""
 
 from django.template.defaultfilters import truncatechars
 from django.templatetags.static import static
@@ -21,12 +21,14 @@ from poimen.templatetags import desk, verdicts
 
 @pass_context
 def _shown(context, value):
-    """A value as Django's template engine prints it: localised, a date in local time."""
-    if isinstance(value, str) or value is None or isinstance(value, bool):
+    """A value as Django's template engine prints it (render_value_in_context): localised,
+    a date in local time; with `unlocalized` set, as under {% localize off %} (a date still in
+    the site's format)."""
+    if isinstance(value, str) or value is None:
         return value
-    if context.get("unlocalized"):
-        return value
-    return localize(template_localtime(value))
+    return localize(
+        template_localtime(value), use_l10n=False if context.get("unlocalized") else None
+    )
 
 
 def _when(value, fmt: str = "Y-m-d H:i"):
