@@ -184,8 +184,8 @@ TEMPLATES = [
     },
 ]
 
-# Forms' widgets through Django's own Jinja2 templates of them (django/forms/jinja2), the same
-# markup: the fourteen filters of a list page took a millisecond or two through the Django engine.
+# Forms' widgets through Django's own Jinja2 templates of them (django/forms/jinja2): the same
+# markup in less time, for a list page's fourteen filters (bench/results/, jinja-rows).
 FORM_RENDERER = "django.forms.renderers.Jinja2"
 
 try:
