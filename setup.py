@@ -23,6 +23,8 @@ setup(
         ),
         "poimen.templates",
         "poimen.templates.partials",
+        "poimen.templates.jinja2",
+        "poimen.templates.jinja2.partials",
     ],
     package_dir={"poimen.templates": "templates"},
     package_data={

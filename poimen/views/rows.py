@@ -1,6 +1,6 @@
 """A row of the exclusions or near-miss list, judged in place: its own verdict, undo and note
 URLs (views.judging applies them), each answered under htmx with the row again
-(_list_results.html#row), with why when what was asked was not done."""
+(jinja2/partials/list_row.html), with why when what was asked was not done."""
 
 from django.http import Http404
 from django.shortcuts import render
@@ -10,6 +10,9 @@ from poimen import selectors
 from poimen.views.common import LISTS, can_review, htmx_refusal, list_url, reason_keys
 from poimen.views.judging import Screen, judge
 from poimen.views.record import note_asked_page
+
+# The row's one template, rendered alone by the Jinja2 backend.
+ROW = "partials/list_row.html"
 
 
 def rows_context(request, list_name: str, list_query: str) -> dict:
@@ -43,12 +46,12 @@ def _row(request, record, *, refusal: str = "", status: int = 200, **asked):
             request,
             refusal,
             status=status,
-            template="_list_results.html#row",
+            template=ROW,
             context=context,
             target=f"#row-{record.pk}",
             swap="outerHTML",
         )
-    return render(request, "_list_results.html#row", context)
+    return render(request, ROW, context)
 
 
 def _note_asked(request, record, note: str, error: str):

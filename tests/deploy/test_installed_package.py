@@ -141,7 +141,10 @@ def poimen(bin_folder, *args, home, timeout=120, **env):
 def test_the_wheel_carries_templates_static_files_and_demo_data(installed):
     wheel = installed.wheel
     names = zipfile.ZipFile(wheel).namelist()
-    templates = {p.name for p in (ROOT / "templates").glob("*.html")}
+    # every template, the Jinja2 partials under templates/jinja2 too
+    templates = {
+        p.relative_to(ROOT / "templates").as_posix() for p in (ROOT / "templates").rglob("*.html")
+    }
     assert templates and templates <= {
         n.removeprefix("poimen/templates/") for n in names if n.startswith("poimen/templates/")
     }
