@@ -28,6 +28,10 @@
 #define XXH_INLINE_ALL
 #include "vendor/xxhash/xxhash.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
 #define SPEEDUPS_API 8
@@ -1438,11 +1442,72 @@ done:
     return result;
 }
 
-static int
-by_u64(const void *a, const void *b)
+/* keys[0:n] ascending: a quicksort with the comparisons inline (qsort's call a comparison
+ * was most of candidates' time), insertion sort for short runs, heapsort past a depth limit
+ * so that no input makes it quadratic. Equal keys need no stability: they are equal. */
+static void
+sift_down_u64(uint64_t *keys, Py_ssize_t root, Py_ssize_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    for (Py_ssize_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && keys[child + 1] > keys[child])
+            child++;
+        if (keys[root] >= keys[child])
+            return;
+        uint64_t swap = keys[root];
+        keys[root] = keys[child];
+        keys[child] = swap;
+    }
+}
+
+static void
+sort_u64(uint64_t *keys, Py_ssize_t n)
+{
+    int depth = 0;
+    for (Py_ssize_t left = n; left > 1; left >>= 1)
+        depth += 2;
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (Py_ssize_t root = n / 2 - 1; root >= 0; root--)
+                sift_down_u64(keys, root, n);
+            for (Py_ssize_t end = n - 1; end > 0; end--) {
+                uint64_t swap = keys[0];
+                keys[0] = keys[end];
+                keys[end] = swap;
+                sift_down_u64(keys, 0, end);
+            }
+            return;
+        }
+        uint64_t a = keys[0], b = keys[n / 2], c = keys[n - 1];
+        uint64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        Py_ssize_t i = 0, j = n - 1;
+        for (;;) { /* Hoare's partition: keys[0..j] <= pivot <= keys[j+1..n) */
+            while (keys[i] < pivot)
+                i++;
+            while (keys[j] > pivot)
+                j--;
+            if (i >= j)
+                break;
+            uint64_t swap = keys[i];
+            keys[i++] = keys[j];
+            keys[j--] = swap;
+        }
+        /* the smaller side by recursion, the larger by the loop: the stack stays O(log n) */
+        if (j + 1 < n - (j + 1)) {
+            sort_u64(keys, j + 1);
+            keys += j + 1;
+            n -= j + 1;
+        } else {
+            sort_u64(keys + j + 1, n - (j + 1));
+            n = j + 1;
+        }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        uint64_t key = keys[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && keys[j - 1] > key; j--)
+            keys[j] = keys[j - 1];
+        keys[j] = key;
+    }
 }
 
 /* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap)
@@ -1499,15 +1564,15 @@ candidates(PyObject *self, PyObject *args)
     if (out_of_range) {
         ; /* reported below, with the GIL */
     } else if (one_record) {
-        qsort(keys, n, sizeof(uint64_t), by_u64);
+        sort_u64(keys, n);
     } else if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
         for (Py_ssize_t first = 0, last; first < n; first = last) {
             for (last = first + 1; last < n && owner[last] == owner[first]; last++)
                 ;
-            qsort(keys + first, last - first, sizeof(uint64_t), by_u64);
+            sort_u64(keys + first, last - first);
         }
     } else {
-        qsort(keys, n, sizeof(uint64_t), by_u64);
+        sort_u64(keys, n);
     }
     Py_END_ALLOW_THREADS
     if (out_of_range) {
@@ -2030,9 +2095,25 @@ normalised(PyObject *self, PyObject *args)
     if (s == NULL)
         return NULL;
     Growable out = {0};
+    /* room for the text as long as it is: only a piece whose form is longer grows it */
+    if (growable_grow(&out, sizeof(uint32_t), n + 1) < 0)
+        goto done;
     Py_ssize_t i = 0, end;
     while (i < n) {
-        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(s, n, i)) < 0) {
+        /* a stretch of ASCII no mark follows, lowered in one loop, with room for the rest
+         * of the text (a doubling always makes it: the room was n + 1 at least) */
+        if (out.cap - out.len < n - i && growable_grow(&out, sizeof(uint32_t), 0) < 0)
+            goto done;
+        uint32_t *into = (uint32_t *)out.data + out.len;
+        Py_ssize_t from = i;
+        while (i < n && s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) {
+            into[i - from] = ascii_lower(s[i]);
+            i++;
+        }
+        out.len += i - from;
+        if (i >= n)
+            break;
+        if ((end = piece_end(s, n, i)) < 0) {
             if (u32s_push(&out, ascii_lower(s[i])) < 0)
                 goto done;
             i++;
@@ -2094,9 +2175,28 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
+/* A batch of check_many allocates, fills and frees arrays of megabytes (the lookup's, the
+ * anchors, the alignment's): glibc by default gives blocks that large back to the kernel (an
+ * mmap each, or the heap's top trimmed) and page-faults them in again on the next batch, which
+ * was a fifth of a check's CPU time at 10^3 artifacts. Blocks up to 32 MB come from the heap
+ * and up to 64 MB of it stays free for the next batch, in every process that loads the
+ * matcher, unless the operator set glibc's own malloc settings. */
+static void
+keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    if (getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_") ||
+        getenv("GLIBC_TUNABLES"))
+        return;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
+    keep_freed_memory();
     for (int c = 0; c < 128; c++)
         ascii_word[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     PyObject *m = PyModule_Create(&module);
