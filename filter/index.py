@@ -205,7 +205,7 @@ class LeftOut:
 
     def _of(self, numbers: np.ndarray) -> "LeftOut":
         """The same shingles, each row narrowed to the entries of `numbers` (sorted)."""
-        every = np.full(len(self.positions), len(numbers), dtype=np.int64)
+        every = np.full(len(self.starts), len(numbers), dtype=np.int64)  # a row
         rows, _, starts, counts = self._narrowed(np.zeros_like(every), every, numbers)
         row_bounds = np.repeat(np.arange(len(self.positions)), np.diff(self.bounds))
         bounds = np.zeros(len(self.positions) + 1, dtype=np.int64)

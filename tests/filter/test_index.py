@@ -4,6 +4,8 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from filter import ArtifactRecord
 from filter.index import MAX_REPEATS, ShingleIndex
@@ -185,3 +187,45 @@ def test_left_out_entries_put_back_for_some_artifacts_are_theirs_of_the_whole_lo
         mine = left_out.put_back(anchors, only=only)
         kept = np.isin(mine[1], only)
         _same([a[kept] for a in mine], [a[wanted] for a in whole])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    merged_at=st.sets(st.integers(1, 29), max_size=3),
+    removed=st.sets(st.integers(0, 29), max_size=3),
+    max_run=st.sampled_from([0, 2, 5]),
+)
+def test_a_batch_of_left_out_entries_is_each_records_put_back_of_its_artifacts(
+    seed, merged_at, removed, max_run
+):
+    """LeftOut.entries_of (check_many's whole batch at once) gives, for each record, the
+    entries put_back(only=) adds of that record's artifacts: in segments or one, with
+    tombstones, each record asking for its own artifacts."""
+    texts, pool = _random_texts(seed % 1000, n=30)
+    rng = np.random.default_rng(seed)
+    index = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        index.add(number, shingles)
+        if number in merged_at:
+            index.merge()
+    for number in removed:
+        index.remove(number)
+    parts = [np.concatenate([texts[rng.integers(30)][:50], rng.choice(pool, 60)]) for _ in range(4)]
+    firsts = np.cumsum([0] + [len(p) for p in parts])
+    wanted = [np.unique(rng.choice(30, size=rng.integers(0, 6))) for _ in parts]
+    *anchors, left_out = index.lookup_distinctive(np.concatenate(parts), max_run=max_run)
+    owner = np.searchsorted(firsts, left_out.positions, side="right") - 1
+    bounds = np.cumsum([0] + [len(w) for w in wanted])
+    at, which, places = left_out.entries_of(
+        bounds[:-1][owner], bounds[1:][owner], np.concatenate(wanted)
+    )
+    numbers = np.concatenate(wanted).astype(np.int64)[which]
+    for record, only in enumerate(wanted):
+        lo, hi = np.searchsorted(left_out.positions, firsts[record : record + 2])
+        none = [a[:0] for a in anchors]
+        expected = left_out[lo:hi].put_back(none, only=only)
+        mine = (at >= firsts[record]) & (at < firsts[record + 1])
+        assert sorted(zip(*(a.tolist() for a in expected), strict=True)) == sorted(
+            zip(at[mine].tolist(), numbers[mine].tolist(), places[mine].tolist(), strict=True)
+        )
