@@ -164,8 +164,9 @@ class DerivedFilter:
         query, artifact_no, artifact_pos, left_out = self._index.lookup_distinctive(
             shingles, max_run=self._max_run()
         )
-        owner = np.searchsorted(firsts, query, side="right") - 1
-        left_owner = np.searchsorted(firsts, left_out.positions, side="right") - 1
+        # whose record each shingle position is (the lookup keeps the shingles' order)
+        owner_of = np.repeat(np.arange(len(texts)), np.diff(firsts))
+        owner, left_owner = owner_of[query], owner_of[left_out.positions]
         left_over = np.bincount(left_owner, minlength=len(texts))
 
         def all_anchors(record):
@@ -211,23 +212,21 @@ class DerivedFilter:
         first, last = np.zeros(n_texts, dtype=np.int64), np.zeros(n_texts, dtype=np.int64)
         last[records] = np.cumsum(sizes)
         first[records] = last[records] - sizes
-        pair_keys = pair_record * len(self.artifacts) + numbers  # ascending
+        # a pair is named by record * artifacts + artifact: align_many takes the anchors of
+        # the pairs asked for and leaves the others (other records', other artifacts')
+        pair_keys = pair_record * len(self.artifacts) + numbers
         keys = owner * len(self.artifacts) + artifact_no
-        pair = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
-        hit = np.flatnonzero(pair_keys[pair] == keys)
-        at, left_pair, places = left_out.entries_of(first[left_owner], last[left_owner], numbers)
-        # in the batch's order (two sorted runs merged), as a record's own lookup gives them:
-        # the alignment sorts anchors that come in record order fastest
-        at = np.concatenate((query[hit], at))
-        order = np.argsort(at, kind="stable")
-        pair = np.concatenate((pair[hit], left_pair))[order]
-        passages = align_many(
-            at[order] - firsts[pair_record[pair]],
-            pair,
-            np.concatenate((artifact_pos[hit], places))[order],
-            range(len(numbers)),
-            self.params.k,
-        )
+        record_pos = query - firsts[owner]
+        places = artifact_pos
+        at, which, left_places = left_out.entries_of(first[left_owner], last[left_owner], numbers)
+        if len(at):
+            # each in its place among the distinctive anchors, as a record's own lookup gives
+            # them: the alignment sorts anchors that come in record order fastest
+            where = np.searchsorted(query, at)
+            record_pos = np.insert(record_pos, where, at - firsts[pair_record[which]])
+            keys = np.insert(keys, where, pair_keys[which])
+            places = np.insert(places, where, left_places)
+        passages = align_many(record_pos, keys, places, pair_keys.tolist(), self.params.k)
         bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
         return [passages[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
