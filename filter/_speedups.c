@@ -1170,6 +1170,44 @@ by_length_then_count_desc(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* runs[0:n] in the order `cmp` gives, as qsort would put them (every order here is total: seq
+ * breaks ties), with the comparisons inline where it is called with a constant `cmp`: sorted
+ * stretches of 16 by insertion, then merged, through `scratch` (room for n runs). */
+static inline __attribute__((always_inline)) void
+sort_runs(Run *runs, Py_ssize_t n, Run *scratch, int (*cmp)(const void *, const void *))
+{
+    const Py_ssize_t stretch = 16;
+    for (Py_ssize_t lo = 0; lo < n; lo += stretch) {
+        Py_ssize_t hi = lo + stretch < n ? lo + stretch : n;
+        for (Py_ssize_t i = lo + 1; i < hi; i++) {
+            Run run = runs[i];
+            Py_ssize_t j = i;
+            for (; j > lo && cmp(&runs[j - 1], &run) > 0; j--)
+                runs[j] = runs[j - 1];
+            runs[j] = run;
+        }
+    }
+    Run *from = runs, *into = scratch;
+    for (Py_ssize_t width = stretch; width < n; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < n ? lo + width : n;
+            Py_ssize_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                into[k++] = cmp(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+            while (i < mid)
+                into[k++] = from[i++];
+            while (j < hi)
+                into[k++] = from[j++];
+        }
+        Run *swap = from;
+        from = into;
+        into = swap;
+    }
+    if (from != runs)
+        memcpy(runs, from, n * sizeof(Run));
+}
+
 static void
 renumber(Run *runs, Py_ssize_t n)
 {
@@ -1190,7 +1228,8 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     Run *chains = PyMem_RawMalloc(n * sizeof(Run));
     Py_ssize_t *active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
     Run *kept = PyMem_RawMalloc(n * sizeof(Run));
-    if (!runs || !chains || !active || !kept) {
+    Run *scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts */
+    if (!runs || !chains || !active || !kept || !scratch) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1218,13 +1257,13 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     }
     if (n_runs > rules->max_runs) {
         /* the longest max_runs, the first of equals, kept in their order */
-        qsort(runs, n_runs, sizeof(Run), by_count_desc);
+        sort_runs(runs, n_runs, scratch, by_count_desc);
         n_runs = rules->max_runs;
-        qsort(runs, n_runs, sizeof(Run), by_seq);
+        sort_runs(runs, n_runs, scratch, by_seq);
         renumber(runs, n_runs);
     }
     /* _chain: runs in record order join the nearest chain they follow in both texts */
-    qsort(runs, n_runs, sizeof(Run), by_record_then_count_desc);
+    sort_runs(runs, n_runs, scratch, by_record_then_count_desc);
     Py_ssize_t n_chains = 0, n_active = 0;
     for (Py_ssize_t r = 0; r < n_runs; r++) {
         const Run *run = &runs[r];
@@ -1259,7 +1298,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
         if (chains[c].count >= rules->min_anchors)
             chains[n_long++] = chains[c];
     renumber(chains, n_long);
-    qsort(chains, n_long, sizeof(Run), by_record);
+    sort_runs(chains, n_long, scratch, by_record);
     Run *joined = runs; /* the runs are done with */
     Py_ssize_t n_joined = 0;
     for (Py_ssize_t c = 0; c < n_long; c++) {
@@ -1283,7 +1322,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     }
     /* align: longest first, leaving out a passage mostly inside one kept already */
     renumber(joined, n_joined);
-    qsort(joined, n_joined, sizeof(Run), by_length_then_count_desc);
+    sort_runs(joined, n_joined, scratch, by_length_then_count_desc);
     Py_ssize_t n_kept = 0;
     for (Py_ssize_t c = 0; c < n_joined; c++) {
         int64_t start = joined[c].i_first, end = joined[c].i_last + rules->k, inside = 0;
@@ -1300,7 +1339,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
                              joined[c].count, n_kept};
         n_kept++;
     }
-    qsort(kept, n_kept, sizeof(Run), by_record);
+    sort_runs(kept, n_kept, scratch, by_record);
     PyEval_RestoreThread(unlocked);
     for (Py_ssize_t c = 0; c < n_kept; c++) {
         PyObject *passage = Py_BuildValue("(LLLLL)", (long long)kept[c].i_first,
@@ -1318,6 +1357,7 @@ done:
     PyMem_RawFree(chains);
     PyMem_RawFree(active);
     PyMem_RawFree(kept);
+    PyMem_RawFree(scratch);
     return status;
 }
 
