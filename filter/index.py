@@ -249,19 +249,24 @@ class LeftOut:
         """(row, index in `wanted`, first entry, entries) for each row and each artifact of
         wanted[first[row]:last[row]] the row holds entries of, rows in order and each one's
         artifacts in order: a hash's entries are in artifact order within a segment (a
-        stable sort of artifacts added in order), so each artifact's are found by a binary
-        search of the row, all rows' searches at once."""
+        stable sort of artifacts added in order), so each artifact's are found by a search
+        of the row, all rows' searches at once."""
         spans = np.asarray(last, dtype=np.int64) - first
         rows = np.repeat(np.arange(len(spans)), spans)
         which = expand_ranges(first, spans)
         numbers = np.asarray(wanted, dtype=np.int64)[which]
-        lo = self.starts[rows].astype(np.int64)
-        end = lo + self.counts[rows]
-        hi = np.empty_like(lo)
+        lo, hi = np.empty(len(rows), dtype=np.int64), np.empty(len(rows), dtype=np.int64)
         for segment, part in _by_segment(self.segment[rows]):
-            column = self._postings[segment][:, 0]
-            lo[part] = _search(column, lo[part], end[part], numbers[part], right=False)
-            hi[part] = _search(column, lo[part], end[part], numbers[part], right=True)
+            asked = rows[part]  # ascending: each distinct row once, and each item's
+            new = np.concatenate(([True], asked[1:] != asked[:-1]))
+            distinct = asked[new]
+            lo[part], hi[part] = _entry_bounds(
+                self._postings[segment][:, 0],
+                self.starts[distinct].astype(np.int64),
+                self.counts[distinct].astype(np.int64),
+                np.cumsum(new) - 1,
+                numbers[part],
+            )
         kept = np.flatnonzero(hi > lo)
         return rows[kept], which[kept], lo[kept], (hi - lo)[kept]
 
@@ -334,6 +339,32 @@ def _by_segment(segment: np.ndarray):
         return
     for one in np.unique(segment).tolist():
         yield one, np.flatnonzero(segment == one)
+
+
+# Rows of up to this many entries in all are laid out and searched together; longer ones (a
+# stock phrase in a great many artifacts) are searched in place.
+_LAID_OUT = 1 << 17
+
+
+def _entry_bounds(column: np.ndarray, starts, counts, of_row, values, laid_out=_LAID_OUT):
+    """[first, last) of the entries equal to values[i] in row of_row[i], the rows being
+    column[starts[r]:starts[r] + counts[r]], each ascending."""
+    if int(counts.sum()) <= laid_out:
+        # the rows one after another, keyed (row, artifact): ascending, so one search a side
+        # finds every item's entries, where a search step at a time costs numpy's per-call
+        # overhead twenty times over
+        offsets = np.cumsum(counts) - counts
+        keys = np.repeat(np.arange(len(counts), dtype=np.int64), counts) << 32
+        keys |= column[expand_ranges(starts, counts)]
+        asked = (of_row.astype(np.int64) << 32) | values
+        shift = (starts - offsets)[of_row]
+        return (
+            shift + np.searchsorted(keys, asked, side="left"),
+            shift + np.searchsorted(keys, asked, side="right"),
+        )
+    lo, end = starts[of_row], (starts + counts)[of_row]
+    first = _search(column, lo, end, values, right=False)
+    return first, _search(column, first, end, values, right=True)
 
 
 def _search(column: np.ndarray, lo, hi, values, *, right: bool) -> np.ndarray:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filter import ArtifactRecord
-from filter.index import MAX_REPEATS, ShingleIndex
+from filter.index import MAX_REPEATS, ShingleIndex, _entry_bounds
 from filter.segments import Segment
 
 
@@ -229,3 +229,30 @@ def test_a_batch_of_left_out_entries_is_each_records_put_back_of_its_artifacts(
         assert sorted(zip(*(a.tolist() for a in expected), strict=True)) == sorted(
             zip(at[mine].tolist(), numbers[mine].tolist(), places[mine].tolist(), strict=True)
         )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=8),
+    asked=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 41)), max_size=40),
+)
+def test_a_rows_entries_are_found_laid_out_or_in_place_as_searchsorted_finds_them(rows, asked):
+    """A left-out row's entries of one artifact (filter/index.py's _entry_bounds): rows laid
+    out and searched together (most batches) and rows searched in place, a step at a time
+    (a stock phrase in a great many artifacts), both give np.searchsorted of the row."""
+    column = np.concatenate([np.sort(np.array(r, dtype=np.uint32)) for r in rows])
+    counts = np.array([len(r) for r in rows], dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    asked = [(row % len(rows), value) for row, value in asked]
+    of_row = np.array([row for row, _ in asked], dtype=np.int64)
+    values = np.array([value for _, value in asked], dtype=np.int64)
+    expected = [
+        [
+            start + np.searchsorted(column[start : start + count], value, side=side)
+            for start, count, value in zip(starts[of_row], counts[of_row], values, strict=True)
+        ]
+        for side in ("left", "right")
+    ]
+    for laid_out in (0, len(column)):
+        found = _entry_bounds(column, starts, counts, of_row, values, laid_out=laid_out)
+        assert [part.tolist() for part in found] == expected
