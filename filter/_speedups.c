@@ -29,7 +29,6 @@
 #include "vendor/xxhash/xxhash.h"
 
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
@@ -2215,28 +2214,9 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-/* A batch of check_many allocates, fills and frees arrays of megabytes (the lookup's, the
- * anchors, the alignment's): glibc by default gives blocks that large back to the kernel (an
- * mmap each, or the heap's top trimmed) and page-faults them in again on the next batch, which
- * was a fifth of a check's CPU time at 10^3 artifacts. Blocks up to 32 MB come from the heap
- * and up to 64 MB of it stays free for the next batch, in every process that loads the
- * matcher, unless the operator set glibc's own malloc settings. */
-static void
-keep_freed_memory(void)
-{
-#ifdef __GLIBC__
-    if (getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_") ||
-        getenv("GLIBC_TUNABLES"))
-        return;
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
-}
-
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    keep_freed_memory();
     for (int c = 0; c < 128; c++)
         ascii_word[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     PyObject *m = PyModule_Create(&module);
