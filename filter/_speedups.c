@@ -28,6 +28,9 @@
 #define XXH_INLINE_ALL
 #include "vendor/xxhash/xxhash.h"
 
+#ifdef __GLIBC__
+#endif
+
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
 #define SPEEDUPS_API 8
@@ -1166,6 +1169,44 @@ by_length_then_count_desc(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* runs[0:n] in the order `cmp` gives, as qsort would put them (every order here is total: seq
+ * breaks ties), with the comparisons inline where it is called with a constant `cmp`: sorted
+ * stretches of 16 by insertion, then merged, through `scratch` (room for n runs). */
+static inline __attribute__((always_inline)) void
+sort_runs(Run *runs, Py_ssize_t n, Run *scratch, int (*cmp)(const void *, const void *))
+{
+    const Py_ssize_t stretch = 16;
+    for (Py_ssize_t lo = 0; lo < n; lo += stretch) {
+        Py_ssize_t hi = lo + stretch < n ? lo + stretch : n;
+        for (Py_ssize_t i = lo + 1; i < hi; i++) {
+            Run run = runs[i];
+            Py_ssize_t j = i;
+            for (; j > lo && cmp(&runs[j - 1], &run) > 0; j--)
+                runs[j] = runs[j - 1];
+            runs[j] = run;
+        }
+    }
+    Run *from = runs, *into = scratch;
+    for (Py_ssize_t width = stretch; width < n; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < n ? lo + width : n;
+            Py_ssize_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                into[k++] = cmp(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+            while (i < mid)
+                into[k++] = from[i++];
+            while (j < hi)
+                into[k++] = from[j++];
+        }
+        Run *swap = from;
+        from = into;
+        into = swap;
+    }
+    if (from != runs)
+        memcpy(runs, from, n * sizeof(Run));
+}
+
 static void
 renumber(Run *runs, Py_ssize_t n)
 {
@@ -1186,7 +1227,8 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     Run *chains = PyMem_RawMalloc(n * sizeof(Run));
     Py_ssize_t *active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
     Run *kept = PyMem_RawMalloc(n * sizeof(Run));
-    if (!runs || !chains || !active || !kept) {
+    Run *scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts */
+    if (!runs || !chains || !active || !kept || !scratch) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1214,13 +1256,13 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     }
     if (n_runs > rules->max_runs) {
         /* the longest max_runs, the first of equals, kept in their order */
-        qsort(runs, n_runs, sizeof(Run), by_count_desc);
+        sort_runs(runs, n_runs, scratch, by_count_desc);
         n_runs = rules->max_runs;
-        qsort(runs, n_runs, sizeof(Run), by_seq);
+        sort_runs(runs, n_runs, scratch, by_seq);
         renumber(runs, n_runs);
     }
     /* _chain: runs in record order join the nearest chain they follow in both texts */
-    qsort(runs, n_runs, sizeof(Run), by_record_then_count_desc);
+    sort_runs(runs, n_runs, scratch, by_record_then_count_desc);
     Py_ssize_t n_chains = 0, n_active = 0;
     for (Py_ssize_t r = 0; r < n_runs; r++) {
         const Run *run = &runs[r];
@@ -1255,7 +1297,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
         if (chains[c].count >= rules->min_anchors)
             chains[n_long++] = chains[c];
     renumber(chains, n_long);
-    qsort(chains, n_long, sizeof(Run), by_record);
+    sort_runs(chains, n_long, scratch, by_record);
     Run *joined = runs; /* the runs are done with */
     Py_ssize_t n_joined = 0;
     for (Py_ssize_t c = 0; c < n_long; c++) {
@@ -1279,7 +1321,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
     }
     /* align: longest first, leaving out a passage mostly inside one kept already */
     renumber(joined, n_joined);
-    qsort(joined, n_joined, sizeof(Run), by_length_then_count_desc);
+    sort_runs(joined, n_joined, scratch, by_length_then_count_desc);
     Py_ssize_t n_kept = 0;
     for (Py_ssize_t c = 0; c < n_joined; c++) {
         int64_t start = joined[c].i_first, end = joined[c].i_last + rules->k, inside = 0;
@@ -1296,7 +1338,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
                              joined[c].count, n_kept};
         n_kept++;
     }
-    qsort(kept, n_kept, sizeof(Run), by_record);
+    sort_runs(kept, n_kept, scratch, by_record);
     PyEval_RestoreThread(unlocked);
     for (Py_ssize_t c = 0; c < n_kept; c++) {
         PyObject *passage = Py_BuildValue("(LLLLL)", (long long)kept[c].i_first,
@@ -1314,6 +1356,7 @@ done:
     PyMem_RawFree(chains);
     PyMem_RawFree(active);
     PyMem_RawFree(kept);
+    PyMem_RawFree(scratch);
     return status;
 }
 
@@ -1438,11 +1481,72 @@ done:
     return result;
 }
 
-static int
-by_u64(const void *a, const void *b)
+/* keys[0:n] ascending: a quicksort with the comparisons inline (qsort's call a comparison
+ * was most of candidates' time), insertion sort for short runs, heapsort past a depth limit
+ * so that no input makes it quadratic. Equal keys need no stability: they are equal. */
+static void
+sift_down_u64(uint64_t *keys, Py_ssize_t root, Py_ssize_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    for (Py_ssize_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && keys[child + 1] > keys[child])
+            child++;
+        if (keys[root] >= keys[child])
+            return;
+        uint64_t swap = keys[root];
+        keys[root] = keys[child];
+        keys[child] = swap;
+    }
+}
+
+static void
+sort_u64(uint64_t *keys, Py_ssize_t n)
+{
+    int depth = 0;
+    for (Py_ssize_t left = n; left > 1; left >>= 1)
+        depth += 2;
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (Py_ssize_t root = n / 2 - 1; root >= 0; root--)
+                sift_down_u64(keys, root, n);
+            for (Py_ssize_t end = n - 1; end > 0; end--) {
+                uint64_t swap = keys[0];
+                keys[0] = keys[end];
+                keys[end] = swap;
+                sift_down_u64(keys, 0, end);
+            }
+            return;
+        }
+        uint64_t a = keys[0], b = keys[n / 2], c = keys[n - 1];
+        uint64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        Py_ssize_t i = 0, j = n - 1;
+        for (;;) { /* Hoare's partition: keys[0..j] <= pivot <= keys[j+1..n) */
+            while (keys[i] < pivot)
+                i++;
+            while (keys[j] > pivot)
+                j--;
+            if (i >= j)
+                break;
+            uint64_t swap = keys[i];
+            keys[i++] = keys[j];
+            keys[j--] = swap;
+        }
+        /* the smaller side by recursion, the larger by the loop: the stack stays O(log n) */
+        if (j + 1 < n - (j + 1)) {
+            sort_u64(keys, j + 1);
+            keys += j + 1;
+            n -= j + 1;
+        } else {
+            sort_u64(keys + j + 1, n - (j + 1));
+            n = j + 1;
+        }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        uint64_t key = keys[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && keys[j - 1] > key; j--)
+            keys[j] = keys[j - 1];
+        keys[j] = key;
+    }
 }
 
 /* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap)
@@ -1499,15 +1603,15 @@ candidates(PyObject *self, PyObject *args)
     if (out_of_range) {
         ; /* reported below, with the GIL */
     } else if (one_record) {
-        qsort(keys, n, sizeof(uint64_t), by_u64);
+        sort_u64(keys, n);
     } else if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
         for (Py_ssize_t first = 0, last; first < n; first = last) {
             for (last = first + 1; last < n && owner[last] == owner[first]; last++)
                 ;
-            qsort(keys + first, last - first, sizeof(uint64_t), by_u64);
+            sort_u64(keys + first, last - first);
         }
     } else {
-        qsort(keys, n, sizeof(uint64_t), by_u64);
+        sort_u64(keys, n);
     }
     Py_END_ALLOW_THREADS
     if (out_of_range) {
@@ -2030,9 +2134,25 @@ normalised(PyObject *self, PyObject *args)
     if (s == NULL)
         return NULL;
     Growable out = {0};
+    /* room for the text as long as it is: only a piece whose form is longer grows it */
+    if (growable_grow(&out, sizeof(uint32_t), n + 1) < 0)
+        goto done;
     Py_ssize_t i = 0, end;
     while (i < n) {
-        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(s, n, i)) < 0) {
+        /* a stretch of ASCII no mark follows, lowered in one loop, with room for the rest
+         * of the text (a doubling always makes it: the room was n + 1 at least) */
+        if (out.cap - out.len < n - i && growable_grow(&out, sizeof(uint32_t), 0) < 0)
+            goto done;
+        uint32_t *into = (uint32_t *)out.data + out.len;
+        Py_ssize_t from = i;
+        while (i < n && s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) {
+            into[i - from] = ascii_lower(s[i]);
+            i++;
+        }
+        out.len += i - from;
+        if (i >= n)
+            break;
+        if ((end = piece_end(s, n, i)) < 0) {
             if (u32s_push(&out, ascii_lower(s[i])) < 0)
                 goto done;
             i++;

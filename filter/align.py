@@ -131,9 +131,13 @@ def align_many(
     n are those whose artifact_no is n. In C where filter/_speedups.c is built."""
     compiled = speedups.compiled
     if compiled is None:
+        # each artifact's anchors in their order (a stable sort), found by a binary search
+        order = np.argsort(artifact_no, kind="stable")
+        grouped = np.asarray(artifact_no)[order]
         passages = []
         for number in numbers:
-            rows = np.flatnonzero(artifact_no == number)
+            lo, hi = np.searchsorted(grouped, (number, number + 1))
+            rows = order[lo:hi]
             passages.append(align(record_pos[rows], artifact_pos[rows], k))
         return passages
     found = compiled.align_many(

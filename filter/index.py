@@ -204,30 +204,71 @@ class LeftOut:
         self._postings, self._removed = postings, removed
 
     def _of(self, numbers: np.ndarray) -> "LeftOut":
-        """The same shingles, each row narrowed to the entries of `numbers`: a hash's entries
-        are in artifact order within a segment (a stable sort of artifacts added in order), so
-        each artifact's are found by a binary search of the row."""
-        bounds, segments, starts, counts = [0], [], [], []
-        for row_start, row_end in zip(self.bounds[:-1], self.bounds[1:], strict=True):
-            for row in range(int(row_start), int(row_end)):
-                start, count = int(self.starts[row]), int(self.counts[row])
-                artifacts = self._postings[int(self.segment[row])][start : start + count, 0]
-                lo = np.searchsorted(artifacts, numbers, side="left")
-                hi = np.searchsorted(artifacts, numbers, side="right")
-                kept = np.flatnonzero(hi > lo)
-                segments += [self.segment[row]] * len(kept)
-                starts += (start + lo[kept]).tolist()
-                counts += (hi[kept] - lo[kept]).tolist()
-            bounds.append(len(starts))
+        """The same shingles, each row narrowed to the entries of `numbers` (sorted)."""
+        every = np.full(len(self.starts), len(numbers), dtype=np.int64)  # a row
+        rows, _, starts, counts = self._narrowed(np.zeros_like(every), every, numbers)
+        row_bounds = np.repeat(np.arange(len(self.positions)), np.diff(self.bounds))
+        bounds = np.zeros(len(self.positions) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row_bounds[rows], minlength=len(self.positions)), out=bounds[1:])
         return LeftOut(
             self.positions,
-            np.array(bounds, dtype=np.int64),
-            np.array(segments, dtype=np.uint32),
-            np.array(starts, dtype=np.int64),
-            np.array(counts, dtype=np.int64),
+            bounds,
+            self.segment[rows],
+            starts,
+            counts,
             self._postings,
             self._removed,
         )
+
+    def entries_of(self, first, last, wanted) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The entries of the artifacts wanted[first[i]:last[i]] (ascending in each range)
+        at each left-out position i, for a whole batch at once: (record position, index in
+        `wanted`, artifact position) of each: the entries put_back(only=) adds for those
+        artifacts, in no set order (passages do not depend on their anchors' order)."""
+        row_of = np.repeat(np.arange(len(self.positions)), np.diff(self.bounds))
+        rows, which, starts, counts = self._narrowed(first[row_of], last[row_of], wanted)
+        at = np.repeat(self.positions[row_of[rows]], counts)
+        which = np.repeat(which, counts)
+        numbers, places = [], []
+        for segment, part in _by_segment(self.segment[rows]):
+            entries = expand_ranges(starts[part], counts[part])
+            numbers.append(self._postings[segment][entries, 0])
+            places.append(self._postings[segment][entries, 1])
+        numbers = np.concatenate(numbers) if numbers else _EMPTY_U32
+        places = np.concatenate(places) if places else _EMPTY_U32
+        if len(self.segment) and len(np.unique(self.segment[rows])) > 1:
+            # _by_segment grouped the rows by segment: back to the positions' order
+            order = np.argsort(np.repeat(self.segment[rows], counts), kind="stable")
+            at, which = at[order], which[order]
+        if self._removed is not None and len(numbers):
+            kept = ~np.isin(numbers, self._removed)
+            at, which, places = at[kept], which[kept], places[kept]
+        return at, which, places
+
+    def _narrowed(self, first, last, wanted):
+        """(row, index in `wanted`, first entry, entries) for each row and each artifact of
+        wanted[first[row]:last[row]] the row holds entries of, rows in order and each one's
+        artifacts in order: a hash's entries are in artifact order within a segment (a
+        stable sort of artifacts added in order), so each artifact's are found by a search
+        of the row, all rows' searches at once."""
+        spans = np.asarray(last, dtype=np.int64) - first
+        rows = np.repeat(np.arange(len(spans)), spans)
+        which = expand_ranges(first, spans)
+        numbers = np.asarray(wanted, dtype=np.int64)[which]
+        lo, hi = np.empty(len(rows), dtype=np.int64), np.empty(len(rows), dtype=np.int64)
+        for segment, part in _by_segment(self.segment[rows]):
+            asked = rows[part]  # ascending: each distinct row once, and each item's
+            new = np.concatenate(([True], asked[1:] != asked[:-1]))
+            distinct = asked[new]
+            lo[part], hi[part] = _entry_bounds(
+                self._postings[segment][:, 0],
+                self.starts[distinct].astype(np.int64),
+                self.counts[distinct].astype(np.int64),
+                np.cumsum(new) - 1,
+                numbers[part],
+            )
+        kept = np.flatnonzero(hi > lo)
+        return rows[kept], which[kept], lo[kept], (hi - lo)[kept]
 
     @classmethod
     def empty(cls) -> "LeftOut":
@@ -286,3 +327,58 @@ class LeftOut:
         # interleaves the two and keeps each one's entries in order (segments in order)
         order = np.argsort(found, kind="stable")
         return _kept(found[order].astype(np.uint32), numbers[order], places[order], self._removed)
+
+
+def _by_segment(segment: np.ndarray):
+    """(segment, indices of `segment` equal to it) for each segment present, in order: the
+    whole range when all are one segment (as they are but for an index between merges)."""
+    if not len(segment):
+        return
+    if segment[0] == segment[-1] and (segment == segment[0]).all():
+        yield int(segment[0]), slice(None)
+        return
+    for one in np.unique(segment).tolist():
+        yield one, np.flatnonzero(segment == one)
+
+
+# Rows of up to this many entries in all are laid out and searched together; longer ones (a
+# stock phrase in a great many artifacts) are searched in place.
+_LAID_OUT = 1 << 17
+
+
+def _entry_bounds(column: np.ndarray, starts, counts, of_row, values, laid_out=_LAID_OUT):
+    """[first, last) of the entries equal to values[i] in row of_row[i], the rows being
+    column[starts[r]:starts[r] + counts[r]], each ascending."""
+    if int(counts.sum()) <= laid_out:
+        # the rows one after another, keyed (row, artifact): ascending, so one search a side
+        # finds every item's entries, where a search step at a time costs numpy's per-call
+        # overhead twenty times over
+        offsets = np.cumsum(counts) - counts
+        keys = np.repeat(np.arange(len(counts), dtype=np.int64), counts) << 32
+        keys |= column[expand_ranges(starts, counts)]
+        asked = (of_row.astype(np.int64) << 32) | values
+        shift = (starts - offsets)[of_row]
+        return (
+            shift + np.searchsorted(keys, asked, side="left"),
+            shift + np.searchsorted(keys, asked, side="right"),
+        )
+    lo, end = starts[of_row], (starts + counts)[of_row]
+    first = _search(column, lo, end, values, right=False)
+    return first, _search(column, first, end, values, right=True)
+
+
+def _search(column: np.ndarray, lo, hi, values, *, right: bool) -> np.ndarray:
+    """For each i, the first index in column[lo[i]:hi[i]] (ascending) whose value is not below
+    values[i] (right: not at or below it), as np.searchsorted of each range gives it: every
+    range's binary search a step at a time, together."""
+    lo, hi = lo.copy(), hi.copy()
+    active = np.flatnonzero(lo < hi)
+    while len(active):
+        mid = (lo[active] + hi[active]) // 2
+        found = column[mid]
+        wanted = values[active]
+        after = found <= wanted if right else found < wanted
+        lo[active[after]] = mid[after] + 1
+        hi[active[~after]] = mid[~after]
+        active = active[lo[active] < hi[active]]
+    return lo

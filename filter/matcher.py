@@ -164,43 +164,81 @@ class DerivedFilter:
         query, artifact_no, artifact_pos, left_out = self._index.lookup_distinctive(
             shingles, max_run=self._max_run()
         )
-        owner = np.searchsorted(firsts, query, side="right") - 1
-        left_owner = np.searchsorted(firsts, left_out.positions, side="right") - 1
+        # whose record each shingle position is (the lookup keeps the shingles' order)
+        owner_of = np.repeat(np.arange(len(texts)), np.diff(firsts))
+        owner, left_owner = owner_of[query], owner_of[left_out.positions]
         left_over = np.bincount(left_owner, minlength=len(texts))
 
-        def all_anchors(record, numbers=None):
-            """The record's anchors, boilerplate included (of the artifacts `numbers` only,
-            when given), with its own record positions. owner and left_owner are sorted (the
-            lookup keeps the shingles' order)."""
+        def all_anchors(record):
+            """The record's anchors, boilerplate included, with its own record positions.
+            owner and left_owner are sorted (the lookup keeps the shingles' order)."""
             lo, hi = np.searchsorted(owner, (record, record + 1))
             anchors = (query[lo:hi], artifact_no[lo:hi], artifact_pos[lo:hi])
             if left_over[record]:
                 lo, hi = np.searchsorted(left_owner, (record, record + 1))
-                anchors = left_out[lo:hi].put_back(anchors, only=numbers)
+                anchors = left_out[lo:hi].put_back(anchors)
             return (anchors[0] - firsts[record], *anchors[1:])
 
         # A record with enough boilerplate to make a match of it alone may be a copy of that
         # boilerplate: of a skill kept in many versions, of a section a whole collection of
         # pages shares. Its candidates are chosen from all its anchors.
         whole = left_over >= self._fewest_min_shared
-        for record, numbers in self._candidates(
-            owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens
-        ):
-            # only the candidates' entries of the boilerplate: a stock phrase a million
-            # artifacts share costs a binary search a candidate, not a million anchors
-            anchors = all_anchors(record, numbers)
-            verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
+        chosen = list(self._candidates(owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens))
+        if chosen:
+            lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
+            passages = self._passages(chosen, len(texts), lookup)
+            for (record, numbers), of_record in zip(chosen, passages, strict=True):
+                verdicts[record] = self._verdict_of(numbers, of_record, n_tokens[record])
         for record in np.flatnonzero(whole).tolist():
             anchors = all_anchors(record)
             for _, numbers in self._candidates(None, anchors[1], [n_tokens[record]]):
                 verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
+    def _passages(self, chosen: list, n_texts: int, lookup: tuple) -> list[list]:
+        """The passages of every (record, [artifact numbers]) pair in `chosen` (records
+        ascending, each one's numbers ascending), from a batch's distinctive lookup and what
+        it left out: every pair's anchors, boilerplate included, aligned in one call. Of the
+        boilerplate only the candidates' entries: a binary search a candidate, not a million
+        anchors for a stock phrase a million artifacts share."""
+        firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out = lookup
+        records = np.array([record for record, _ in chosen], dtype=np.int64)
+        sizes = np.array([len(numbers) for _, numbers in chosen], dtype=np.int64)
+        numbers = np.fromiter(
+            (n for _, of_record in chosen for n in of_record), np.int64, int(sizes.sum())
+        )
+        pair_record = np.repeat(records, sizes)
+        # a record's pairs are pairs[first[record]:last[record]]
+        first, last = np.zeros(n_texts, dtype=np.int64), np.zeros(n_texts, dtype=np.int64)
+        last[records] = np.cumsum(sizes)
+        first[records] = last[records] - sizes
+        # a pair is named by record * artifacts + artifact: align_many takes the anchors of
+        # the pairs asked for and leaves the others (other records', other artifacts')
+        pair_keys = pair_record * len(self.artifacts) + numbers
+        keys = owner * len(self.artifacts) + artifact_no
+        record_pos = query - firsts[owner]
+        places = artifact_pos
+        at, which, left_places = left_out.entries_of(first[left_owner], last[left_owner], numbers)
+        if len(at):
+            # each in its place among the distinctive anchors, as a record's own lookup gives
+            # them: the alignment sorts anchors that come in record order fastest
+            where = np.searchsorted(query, at)
+            record_pos = np.insert(record_pos, where, at - firsts[pair_record[which]])
+            keys = np.insert(keys, where, pair_keys[which])
+            places = np.insert(places, where, left_places)
+        passages = align_many(record_pos, keys, places, pair_keys.tolist(), self.params.k)
+        bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        return [passages[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+
     def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
+        return self._verdict_of(
+            candidates, align_many(*anchors, candidates, self.params.k), n_tokens
+        )
+
+    def _verdict_of(self, candidates: list[int], passages, n_tokens: int) -> Verdict:
+        """The verdict on a record from each candidate's passages."""
         matches = []
-        for number, alignments in zip(
-            candidates, align_many(*anchors, candidates, self.params.k), strict=True
-        ):
+        for number, alignments in zip(candidates, passages, strict=True):
             match = self._measure(number, alignments, n_tokens)
             if match is not None:
                 matches.append(match)
@@ -303,6 +341,8 @@ class DerivedFilter:
             or coverage[m.kind] >= floor
             or max(a.record_end - a.record_start for a in m.alignments) >= self.paste_words
         ]
+        if not reported:  # (then no kind's coverage and no mix reaches the floor either)
+            return Verdict(derived=False, matches=[], coverage=coverage, n_tokens=n_tokens)
         mixed = everything if across else self._mixed(reported, n_tokens)
         facts = Facts(
             text="",

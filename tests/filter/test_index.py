@@ -4,9 +4,11 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from filter import ArtifactRecord
-from filter.index import MAX_REPEATS, ShingleIndex
+from filter.index import MAX_REPEATS, ShingleIndex, _entry_bounds
 from filter.segments import Segment
 
 
@@ -185,3 +187,72 @@ def test_left_out_entries_put_back_for_some_artifacts_are_theirs_of_the_whole_lo
         mine = left_out.put_back(anchors, only=only)
         kept = np.isin(mine[1], only)
         _same([a[kept] for a in mine], [a[wanted] for a in whole])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    merged_at=st.sets(st.integers(1, 29), max_size=3),
+    removed=st.sets(st.integers(0, 29), max_size=3),
+    max_run=st.sampled_from([0, 2, 5]),
+)
+def test_a_batch_of_left_out_entries_is_each_records_put_back_of_its_artifacts(
+    seed, merged_at, removed, max_run
+):
+    """LeftOut.entries_of (check_many's whole batch at once) gives, for each record, the
+    entries put_back(only=) adds of that record's artifacts: in segments or one, with
+    tombstones, each record asking for its own artifacts."""
+    texts, pool = _random_texts(seed % 1000, n=30)
+    rng = np.random.default_rng(seed)
+    index = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        index.add(number, shingles)
+        if number in merged_at:
+            index.merge()
+    for number in removed:
+        index.remove(number)
+    parts = [np.concatenate([texts[rng.integers(30)][:50], rng.choice(pool, 60)]) for _ in range(4)]
+    firsts = np.cumsum([0] + [len(p) for p in parts])
+    wanted = [np.unique(rng.choice(30, size=rng.integers(0, 6))) for _ in parts]
+    *anchors, left_out = index.lookup_distinctive(np.concatenate(parts), max_run=max_run)
+    owner = np.searchsorted(firsts, left_out.positions, side="right") - 1
+    bounds = np.cumsum([0] + [len(w) for w in wanted])
+    at, which, places = left_out.entries_of(
+        bounds[:-1][owner], bounds[1:][owner], np.concatenate(wanted)
+    )
+    numbers = np.concatenate(wanted).astype(np.int64)[which]
+    for record, only in enumerate(wanted):
+        lo, hi = np.searchsorted(left_out.positions, firsts[record : record + 2])
+        none = [a[:0] for a in anchors]
+        expected = left_out[lo:hi].put_back(none, only=only)
+        mine = (at >= firsts[record]) & (at < firsts[record + 1])
+        assert sorted(zip(*(a.tolist() for a in expected), strict=True)) == sorted(
+            zip(at[mine].tolist(), numbers[mine].tolist(), places[mine].tolist(), strict=True)
+        )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=8),
+    asked=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 41)), max_size=40),
+)
+def test_a_rows_entries_are_found_laid_out_or_in_place_as_searchsorted_finds_them(rows, asked):
+    """A left-out row's entries of one artifact (filter/index.py's _entry_bounds): rows laid
+    out and searched together (most batches) and rows searched in place, a step at a time
+    (a stock phrase in a great many artifacts), both give np.searchsorted of the row."""
+    column = np.concatenate([np.sort(np.array(r, dtype=np.uint32)) for r in rows])
+    counts = np.array([len(r) for r in rows], dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    asked = [(row % len(rows), value) for row, value in asked]
+    of_row = np.array([row for row, _ in asked], dtype=np.int64)
+    values = np.array([value for _, value in asked], dtype=np.int64)
+    expected = [
+        [
+            start + np.searchsorted(column[start : start + count], value, side=side)
+            for start, count, value in zip(starts[of_row], counts[of_row], values, strict=True)
+        ]
+        for side in ("left", "right")
+    ]
+    for laid_out in (0, len(column)):
+        found = _entry_bounds(column, starts, counts, of_row, values, laid_out=laid_out)
+        assert [part.tolist() for part in found] == expected

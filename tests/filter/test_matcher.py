@@ -4,9 +4,12 @@ No database. The texts are the acceptance suite's (tests/texts/), so a unit that
 shows up on the same words as the card's tests (docs/card.md).
 """
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from filter import ArtifactRecord, DerivedFilter, tokenise
 from tests import renderings
-from tests.texts import SKILL_NAMES, reference, skill, turn
+from tests.texts import REFERENCE_NAMES, SKILL_NAMES, reference, skill, turn
 
 
 def test_matches_come_best_first():
@@ -126,3 +129,67 @@ def test_check_gives_what_check_many_gives_with_boilerplate_in_the_index():
     one_at_a_time = [summary(derived_filter.check(text)) for text in texts]
     assert [summary(v) for v in derived_filter.check_many(texts)] == one_at_a_time
     assert [verdict[0] for verdict in one_at_a_time] == [True, True, True, False, False, False]
+
+
+def _batch_filter() -> DerivedFilter:
+    """Skills and references, one skill in twenty-two versions (boilerplate to the index), the
+    last two added after a check: the index answers from two segments."""
+    git = skill("git-commit-message")
+    derived_filter = DerivedFilter()
+    for name in SKILL_NAMES:
+        derived_filter.add(ArtifactRecord.from_text(kind="skill", name=name, text=skill(name)))
+    for name in REFERENCE_NAMES:
+        derived_filter.add(
+            ArtifactRecord.from_text(kind="reference", name=name, text=reference(name))
+        )
+    for number in range(22):
+        if number == 20:
+            derived_filter.prepare()
+        text = f"{git}\nRevised for release 1.{number}.\n"
+        derived_filter.add(ArtifactRecord.from_text(kind="skill", name=f"git@{number}", text=text))
+    derived_filter.prepare()
+    assert len(derived_filter._index.segments) == 2
+    return derived_filter
+
+
+_BATCH_FILTER = []
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [skill(n) for n in SKILL_NAMES]
+                + [reference(n) for n in REFERENCE_NAMES]
+                + [turn("unrelated-asyncio"), turn("unrelated-query-plan"), "", "a few words"]
+            ),
+            st.floats(0, 1),
+            st.floats(0, 1),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_batch_gives_each_text_the_verdict_check_gives_it(pieces):
+    """check_many aligns every record's candidates of a batch at once, the boilerplate's
+    entries for them found for the whole batch: each record still gets check()'s verdict,
+    whatever the batch holds beside it (copies, parts of copies, boilerplate, nothing)."""
+    if not _BATCH_FILTER:
+        _BATCH_FILTER.append(_batch_filter())
+    derived_filter = _BATCH_FILTER[0]
+    texts = [
+        text[int(a * len(text)) : int(a * len(text)) + int(b * len(text))] for text, a, b in pieces
+    ]
+    texts += [texts[0] + "\n\n" + texts[-1]]
+
+    def summary(verdict):
+        matches = [
+            (m.artifact.name, m.overlap, m.shared, m.alignments, m.exceeds) for m in verdict.matches
+        ]
+        mixed = verdict.mixed
+        return verdict.derived, matches, verdict.coverage, verdict.n_tokens, mixed
+
+    assert [summary(v) for v in derived_filter.check_many(texts)] == [
+        summary(derived_filter.check(text)) for text in texts
+    ]
