@@ -47,35 +47,37 @@ def check_on_derived(value: str) -> str:
     return value
 
 
-def check_paste_words(value) -> int:
-    """A kind's paste_words: a whole number of words from the floor the matcher reports
-    pasted passages at (POIMEN_PASTE_FLOOR) up, or an InputError saying so."""
-    floor = settings.POIMEN_PASTE_FLOOR
+def _whole_number_from(value, floor: int, *, said: str) -> int:
+    """`value` as a whole number from `floor` up, or an InputError: "{said} ..., not {value!r}"."""
     try:
         number = int(value)
     except (TypeError, ValueError):
         number = None
     if number is None or str(number) != str(value).strip() or number < floor:
-        raise InputError(
-            f"paste words is a whole number of words from {floor} up (POIMEN_PASTE_FLOOR: "
-            f"shorter passages may be one quoted sentence), not {value!r}"
-        )
+        raise InputError(f"{said.format(floor=floor)}, not {value!r}")
     return number
+
+
+def check_paste_words(value) -> int:
+    """A kind's paste_words: a whole number of words from the floor the matcher reports
+    pasted passages at (POIMEN_PASTE_FLOOR) up, or an InputError saying so."""
+    return _whole_number_from(
+        value,
+        settings.POIMEN_PASTE_FLOOR,
+        said="paste words is a whole number of words from {floor} up (POIMEN_PASTE_FLOOR: "
+        "shorter passages may be one quoted sentence)",
+    )
 
 
 def check_min_shared(value) -> int:
     """A kind's min_shared: a whole number of shingles from MIN_ANCHORS up (fewer cannot
     anchor an alignment), or an InputError saying so."""
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        number = None
-    if number is None or str(number) != str(value).strip() or number < MIN_ANCHORS:
-        raise InputError(
-            f"min shared is a whole number of shingles from {MIN_ANCHORS} up (fewer cannot "
-            f"anchor a match), not {value!r}"
-        )
-    return number
+    return _whole_number_from(
+        value,
+        MIN_ANCHORS,
+        said="min shared is a whole number of shingles from {floor} up (fewer cannot anchor "
+        "a match)",
+    )
 
 
 _CHECKS = {
