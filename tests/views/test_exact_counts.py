@@ -68,9 +68,7 @@ def expected(list_name: str, kind: str, verdict: str = "") -> tuple[int, int]:
             member = in_force == verdict
         else:
             member = record.status in DECIDED and (
-                not verdict
-                or (verdict == "unreviewed" and in_force is None)
-                or in_force == verdict
+                not verdict or (verdict == "unreviewed" and in_force is None) or in_force == verdict
             )
         total += member
         left += member and record.review_id is None
