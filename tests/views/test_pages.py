@@ -335,7 +335,10 @@ def test_record_page_shows_numbers_history_and_other_matches(logged_in, desk_dat
         **htmx_target("comparison"),
     )
     assert b'data-pane="record"' in other.content
-    assert b"Artifacts it matched" not in other.content
+    # The matches table comes along out of band (its "(shown)" mark follows); the rest of
+    # the page does not.
+    assert b'id="matches" hx-swap-oob="true"' in other.content
+    assert b"History" not in other.content
 
 
 def test_record_whose_artifact_has_no_text_shows_its_highlights_alone(logged_in, desk_data):
