@@ -4,7 +4,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.db.models import (
-    F,
     IntegerField,
     OuterRef,
     Q,
@@ -17,7 +16,7 @@ from django.db.models.functions import Cast, Coalesce, Greatest, Lower, StrIndex
 
 from poimen.decision.derived_rule import at_most_threshold_condition
 from poimen.decision.policies import Policies, report_floor
-from poimen.models import Match, Record, Review
+from poimen.models import IngestRun, Match, Record, Review
 from poimen.selectors.closeness import Closeness
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
 from poimen.selectors.paging import neighbours, sorted_by
@@ -102,8 +101,10 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         "best_artifact__text",
         "best_artifact__shingles",
     )
-    # Whether its run was in shadow mode (a boolean of the run, not its JSON columns).
-    return queryset.annotate(snippet=snippet, snippet_from=snippet_from, shadow=F("run__shadow"))
+    # Whether its run was in shadow mode (a boolean of the run, not its JSON columns): a
+    # subquery, not a join, so the list's count (which strips unused annotations) reads no run.
+    shadow = Subquery(IngestRun.objects.filter(pk=OuterRef("run_id")).values("shadow")[:1])
+    return queryset.annotate(snippet=snippet, snippet_from=snippet_from, shadow=shadow)
 
 
 def _first_copied() -> Subquery:
