@@ -1,9 +1,10 @@
 """The counts the desk shows are exact, as a property: after each write path (ingest, a refilter
 that moves records to a new best artifact, of another kind or not, threshold and policy
-changes, a verdict, a bulk verdict, the undo of each), every list page and review mode show,
-for each kind and verdict filter, the number of records in the filtered set and of those
-without a verdict, counted one by one here from the records' plain fields (status, overlap,
-the best artifact's own kind, the verdict in force) and the policies in force.
+changes, a verdict, a bulk verdict, the undo of each), every list page, the bulk page and
+review mode show, for each kind and verdict filter, the number of records in the filtered set
+and of those without a verdict, counted one by one here from the records' plain fields
+(status, overlap, the best artifact's own kind, the verdict in force) and the policies in
+force.
 
 The lists count through Record.best_artifact_kind, which the database keeps (migration 0027):
 the property checks that copy against the artifact itself too."""
@@ -92,13 +93,20 @@ def shown_in_review_mode(desk, list_name: str, kind: str) -> tuple[int, int]:
     return progress.total, progress.left
 
 
+def shown_on_the_bulk_page(desk, kind: str, verdict: str) -> int:
+    query = {"kind": kind, "verdict": verdict}
+    return desk.get(reverse("exclusions_bulk"), query).context["count"]
+
+
 def assert_every_count_is_exact(desk) -> None:
     kinds = dict(Record.objects.values_list("pk", "best_artifact__kind"))
     copies = dict(Record.objects.values_list("pk", "best_artifact_kind"))
     assert copies == {pk: kind or "" for pk, kind in kinds.items()}
     for kind in KINDS:
         for verdict in EXCLUSION_VERDICTS:
-            assert shown(desk, "exclusions", kind, verdict) == expected("exclusions", kind, verdict)
+            counted = expected("exclusions", kind, verdict)
+            assert shown(desk, "exclusions", kind, verdict) == counted
+            assert shown_on_the_bulk_page(desk, kind, verdict) == counted[0]
         assert shown(desk, "near_misses", kind) == expected("near_misses", kind)
         for list_name in ("exclusions", "near_misses"):
             assert shown_in_review_mode(desk, list_name, kind) == expected(list_name, kind)
