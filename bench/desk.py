@@ -6,6 +6,7 @@ threshold preview on PostgreSQL holding 1,000,000 records and 100,000 exclusions
     python -m bench.desk --requests 100          # more requests per page (default 50)
     python -m bench.desk --keep                  # reuse the filled database if it is there
     python -m bench.desk --keep --server         # through the production server, over HTTP
+    python -m bench.desk --keep --only "exclusions page" --only "review mode next"
 
 The database (default poimen_desk_bench) is dropped, created, migrated and filled in SQL with
 generate_series: 1,000 artifacts (70% skills, 30% reference pages), 10 ingest runs, records of
@@ -233,6 +234,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--server", action="store_true", help="through the production server over HTTP"
     )
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="ROW", help="measure only this row"
+    )
     args = parser.parse_args(argv)
 
     url = os.environ.setdefault("DATABASE_URL", DEFAULT_DATABASE_URL)
@@ -380,17 +384,20 @@ def measure(get, client, args):
     previews = dict(sets)["threshold preview"]
     rows = []
     for name, urls in sets:
+        if args.only and name not in args.only:
+            continue
         # Through the server each worker process warms its own caches.
         times = timed(get, urls, args.requests, warm=3 * SERVER_WORKERS if args.server else 3)
         rows.append((name, statistics.median(times), p95(times), max(times)))
 
-    if not args.server:
+    if not args.server and (not args.only or "review mode verdict" in args.only):
         rows.append(("review mode verdict", *review_verdicts(client, args.requests)))
 
     # The preview's decision table is built on the first preview after the filter's
     # decisions changed (an ingest, a refilter, a threshold change).
     cold = []
-    for url, headers in previews[:3] if not args.server else ():
+    cold_measured = not args.server and (not args.only or "threshold preview" in args.only)
+    for url, headers in previews[:3] if cold_measured else ():
         selectors.caches_clear()
         started = time.perf_counter()
         client.get(url, **headers)

@@ -1,14 +1,15 @@
-"""What exact counts would cost the desk's lists: each list filter of bench.desk counted the
-way the lists count now (a walk of the overlap index that stops at COUNT_CAP + 1) and exactly
-(one aggregate: the records and those without a verdict), on bench.desk's database.
+"""What the desk's exact counts cost: each list filter of bench.desk counted as the lists count
+(selectors.list_counts: one aggregate, the records and those without a verdict) and, beside
+it, the way they counted before (a walk of the overlap index that stops at COUNT_CAP + 1), on
+bench.desk's database.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/poimen_desk_bench python -m bench.desk
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/poimen_desk_bench python -m bench.desk_counts
 
 Fill the database with bench.desk first (10^6 records, 100,000 exclusions). Each count is run
 five times after one warm run; the median is shown, with the ratio exact / capped and the
-plan's top node of the exact count. Target (the lists' own): a page's p95 <= 150 ms, counts
-included.
+scans in the exact count's plan (EXPLAIN), which should read no table. Target (the lists'
+own): a page's p95 <= 150 ms, counts included.
 """
 
 import argparse
@@ -58,26 +59,28 @@ def main(argv=None) -> int:
     import django
 
     django.setup()
-    from django.db.models import Count, Q
+    from django.db import connection
 
     from poimen import selectors
     from poimen.models import Record
-    from poimen.selectors.paging import records_counted
+    from poimen.selectors.common import COUNT_CAP
 
     if not Record.objects.exists():
         raise SystemExit("no records: fill the database with python -m bench.desk first")
     lists = {"exclusions": selectors.exclusion_list, "near_misses": selectors.near_miss_list}
-    print(f"{'list and filters':<48} {'capped ms':>9} {'exact ms':>9} {'ratio':>6}  exact counts")
+    print(
+        f"{'list and filters':<48} {'capped ms':>9} {'exact ms':>9} {'ratio':>6}  exact counts"
+        "  [scans]"
+    )
     for list_name, filters in CASES:
         listed = lists[list_name](filters=selectors.ListFilters(**filters))
 
         def capped(listed=listed):
-            return records_counted(listed)
+            walked = listed.order_by("-best_overlap", "-id").values("id")[: COUNT_CAP + 1]
+            return walked.count()
 
         def exact(listed=listed):
-            return listed.order_by().aggregate(
-                total=Count("id"), left=Count("id", filter=Q(review__isnull=True))
-            )
+            return selectors.list_counts(listed)
 
         capped_ms = _median_ms(capped, args.runs)
         exact_ms = _median_ms(exact, args.runs)
@@ -85,9 +88,34 @@ def main(argv=None) -> int:
         label = f"{list_name} {filters or ''}".strip()
         print(
             f"{label:<48} {capped_ms:9.1f} {exact_ms:9.1f} {exact_ms / capped_ms:5.1f}x  "
-            f"{counted['total']:,} ({counted['left']:,} unreviewed)"
+            f"{counted.total:,} ({counted.left:,} unreviewed)  [{scans(connection, listed)}]"
         )
     return 0
+
+
+def scans(connection, listed) -> str:
+    """The scans in the plan of the exact count: node type and index or table."""
+    import json
+
+    from django.test.utils import CaptureQueriesContext
+
+    from poimen import selectors
+
+    with CaptureQueriesContext(connection) as captured:
+        selectors.list_counts(listed)
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + captured.captured_queries[-1]["sql"])
+        (plan,) = json.loads(raw) if isinstance(raw := cursor.fetchone()[0], str) else raw
+    found = []
+
+    def walk(node):
+        if "Scan" in node["Node Type"]:
+            found.append(f"{node['Node Type']} {node.get('Index Name') or node['Relation Name']}")
+        for child in node.get("Plans", ()):
+            walk(child)
+
+    walk(plan["Plan"])
+    return ", ".join(found)
 
 
 if __name__ == "__main__":

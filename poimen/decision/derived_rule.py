@@ -140,9 +140,11 @@ def at_most_threshold_condition(policies: Policies, kinds: Iterable[str]) -> Q:
     (the near-miss side of the rule's comparison)."""
     kinds = sorted(set(kinds))
     default = policies.default_threshold
-    condition = ~SQL.greater("best_overlap", default) & ~Q(best_artifact__kind__in=kinds)
+    # The record's copy of the kind ("" without a best artifact): no join, and the lists'
+    # indexes carry it.
+    condition = ~SQL.greater("best_overlap", default) & ~Q(best_artifact_kind__in=kinds)
     for kind in kinds:
-        condition |= Q(best_artifact__kind=kind) & ~SQL.greater(
+        condition |= Q(best_artifact_kind=kind) & ~SQL.greater(
             "best_overlap", policies.threshold_for(kind)
         )
     return condition

@@ -100,6 +100,10 @@ class Record(models.Model):
     best_artifact = models.ForeignKey(
         Artifact, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The best artifact's kind ("" without one), so a list of a kind, and its exact count, reads
+    # one index. Kept by the database (migration 0027's triggers) on every write of
+    # best_artifact, whatever the path: never set it in code.
+    best_artifact_kind = models.CharField(max_length=50, blank=True, default="", editable=False)
     # The reviewer's verdict in force (the latest review), or None: it outranks the filter.
     review = models.ForeignKey(
         "Review", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -121,12 +125,34 @@ class Record(models.Model):
             # walks of its closeness order: one index, as (status, overlap) gives that order
             # for one status at a time.
             # It carries the columns the list filters on (PostgreSQL), so that a walk tests
-            # them and a capped count counts without reading the table.
+            # them and an exact count counts without reading the table.
             models.Index(
                 fields=["-best_overlap", "-id"],
                 name="record_decided_overlap",
                 condition=Q(status__in=["excluded", "redacted"]),
-                include=["best_artifact", "review", "run", "source", "created_at"],
+                include=[
+                    "best_artifact",
+                    "best_artifact_kind",
+                    "review",
+                    "run",
+                    "source",
+                    "created_at",
+                ],
+            ),
+            # The same for the near misses: evidence that matched an artifact (over the floor,
+            # which is above 0), a small share of the evidence.
+            models.Index(
+                fields=["-best_overlap", "-id"],
+                name="record_matched_evidence",
+                condition=Q(status="evidence", best_overlap__gt=0),
+                include=[
+                    "best_artifact",
+                    "best_artifact_kind",
+                    "review",
+                    "run",
+                    "source",
+                    "created_at",
+                ],
             ),
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),

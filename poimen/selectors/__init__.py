@@ -1,8 +1,9 @@
 """Reads the review desk needs, a module per page or job; querysets or plain data, no writes.
 
-Built for 10^6 records: lists page by keyset (never OFFSET), counts stop at COUNT_CAP, and the
-aggregates over whole tables are cached under keys that change whenever the data does
-(selectors.cache; `caches_clear()` forgets them all).
+Built for 10^6 records: lists page by keyset (never OFFSET) and count exactly through covering
+indexes, the audit log counts up to COUNT_CAP, and the aggregates over whole tables are cached
+under keys that change whenever the data does (selectors.cache; `caches_clear()` forgets them
+all).
 
 The public names are gathered here, so a view asks `selectors.exclusion_list(...)`.
 
@@ -85,12 +86,11 @@ from poimen.selectors.paging import (
     Page,
     Progress,
     capped_count,
+    list_counts,
     neighbours,
     next_unreviewed,
     page_by_id,
     page_of,
-    review_progress,
-    reviewed_count,
 )
 from poimen.selectors.passages import MarkedPassage, is_boilerplate, passages_for
 from poimen.selectors.records import (
@@ -194,7 +194,7 @@ __all__ = [
     "record_events",
     "record_matches",
     "report_floor",
-    "reviewed_count",
+    "list_counts",
     "saved_filter_of",
     "saved_filters_of",
     "CHOOSE_SHOWN",
@@ -207,7 +207,6 @@ __all__ = [
     "guidelines_history",
     "guidelines_version",
     "next_unreviewed",
-    "review_progress",
     "Progress",
     "run_list",
     "runs_for_filter",

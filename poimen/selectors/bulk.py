@@ -8,7 +8,7 @@ from django.db.models import Count, F, QuerySet
 from django.db.models.functions import Mod
 
 from poimen.models import Record
-from poimen.selectors.paging import page_of
+from poimen.selectors.paging import first_rows
 from poimen.team.verdicts import overridden_condition
 
 
@@ -72,7 +72,7 @@ CHOSEN_MAX = 100
 
 def bulk_choices(records: QuerySet, *, sort: str) -> list[Record]:
     """The first CHOOSE_SHOWN records of a filtered set in the list's order, to pick from."""
-    return page_of(records, sort=sort, size=CHOOSE_SHOWN).items
+    return first_rows(records, sort=sort, size=CHOOSE_SHOWN)
 
 
 def bulk_chosen(records: QuerySet, ids: list[int]) -> QuerySet:

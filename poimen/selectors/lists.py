@@ -4,9 +4,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.db.models import (
-    BooleanField,
-    F,
-    Func,
     IntegerField,
     OuterRef,
     Q,
@@ -19,7 +16,7 @@ from django.db.models.functions import Cast, Coalesce, Greatest, Lower, StrIndex
 
 from poimen.decision.derived_rule import at_most_threshold_condition
 from poimen.decision.policies import Policies, report_floor
-from poimen.models import Artifact, Match, Record, Review
+from poimen.models import IngestRun, Match, Record, Review
 from poimen.selectors.closeness import Closeness
 from poimen.selectors.common import SNIPPET_CHARS, SNIPPET_LEAD, UNREVIEWED, day_start
 from poimen.selectors.paging import neighbours, sorted_by
@@ -47,40 +44,11 @@ class ListFilters:
     sort: str = "overlap"
 
 
-class InList(Func):
-    """`expression IN (values)` with the values as one parameter on PostgreSQL (`= ANY(%s)`,
-    the same plan): a kind's hundreds of artifact ids are otherwise as many placeholders, which
-    Django and psycopg compile and bind again for each query of a page, a cost bench/desk.py
-    measures."""
-
-    output_field = BooleanField()
-
-    def __init__(self, expression, values):
-        super().__init__(expression)
-        self.values = list(values)
-
-    def as_sql(self, compiler, connection):
-        sql, params = compiler.compile(self.source_expressions[0])
-        if not self.values:
-            return "1 = 0", []
-        placeholders = ", ".join(["%s"] * len(self.values))
-        return f"{sql} IN ({placeholders})", [*params, *self.values]
-
-    def as_postgresql(self, compiler, connection):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"{sql} = ANY(%s)", [*params, self.values]
-
-
 def _apply_common_filters(queryset: QuerySet, filters: ListFilters) -> QuerySet:
     if filters.kind:
-        # The kind's artifacts as a list of ids (thousands at most), not a join: the planner
-        # then walks the record indexes instead of hashing the whole table.
-        ids = list(Artifact.objects.filter(kind=filters.kind).values_list("id", flat=True))
-        # Tested on each row a walk of the overlap index reads (`+ 0` keeps the planner off the
-        # best_artifact index): a kind is a large share of the records, and bitmaps of every
-        # record of the kind and every exclusion, then a sort, cost a second at 10^6 records
-        # where the walk stops after a page or COUNT_CAP rows.
-        queryset = queryset.filter(InList(F("best_artifact_id") + 0, ids))
+        # The record's own copy of its best artifact's kind (Record.best_artifact_kind): the
+        # list's index carries it, so a walk and a count test it without reading the table.
+        queryset = queryset.filter(best_artifact_kind=filters.kind)
     if filters.artifact:
         # The artifact a record was matched to best, or any artifact it matched above the floor.
         # One set of ids (a union of two index lookups), not an OR of two conditions, which
@@ -133,8 +101,10 @@ def _for_listing(queryset: QuerySet, filters: ListFilters) -> QuerySet:
         "best_artifact__text",
         "best_artifact__shingles",
     )
-    # Whether its run was in shadow mode (a boolean of the run, not its JSON columns).
-    return queryset.annotate(snippet=snippet, snippet_from=snippet_from, shadow=F("run__shadow"))
+    # Whether its run was in shadow mode (a boolean of the run, not its JSON columns): a
+    # subquery, not a join, so the list's count (which strips unused annotations) reads no run.
+    shadow = Subquery(IngestRun.objects.filter(pk=OuterRef("run_id")).values("shadow")[:1])
+    return queryset.annotate(snippet=snippet, snippet_from=snippet_from, shadow=shadow)
 
 
 def _first_copied() -> Subquery:

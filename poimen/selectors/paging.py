@@ -1,12 +1,12 @@
-"""Keyset paging for the desk's lists: steady cost per page however far in (never OFFSET), and
-counts that stop at COUNT_CAP."""
+"""Keyset paging for the desk's lists: steady cost per page however far in (never OFFSET). The
+review lists are counted exactly (list_counts); other pages (the audit log) count up to
+COUNT_CAP."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from django.db import connections
-from django.db.models import IntegerField, Q, QuerySet
+from django.db.models import Count, IntegerField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from poimen.models import Record
@@ -14,6 +14,20 @@ from poimen.selectors.common import COUNT_CAP, PAGE_SIZE
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How much of a list reviewers have judged: n of N, and what is left."""
+
+    reviewed: int
+    total: int
+    left: int
+
+    @property
+    def described(self) -> str:
+        """In words, as review mode shows it: "12 of 40 reviewed, 28 left"."""
+        return f"{self.reviewed:,} of {self.total:,} reviewed, {self.left:,} left"
 
 
 @dataclass
@@ -24,6 +38,8 @@ class Page:
     count_capped: bool
     first: bool = True
     extra: dict = field(default_factory=dict)
+    # A review list's exact counts (list_counts); None for other pages.
+    progress: Progress | None = None
 
 
 def capped_count(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]:
@@ -34,65 +50,17 @@ def capped_count(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]
     return min(count, cap), count > cap
 
 
-# A record list is counted in overlap order, whatever it is sorted by: then the count walks
-# the list's overlap index (the exclusions' own, or status and overlap) and stops at the cap.
-# Unordered, the planner builds bitmaps of every row that matches each condition (100,000
-# exclusions, 60,000 records of a kind) before it counts the first.
-COUNT_ORDER = ("-best_overlap", "-id")
+def list_counts(queryset: QuerySet) -> Progress:
+    """A review list's exact counts: its records and those without a verdict, in one pass.
 
-
-def records_counted(queryset: QuerySet, cap: int | None = None) -> tuple[int, bool]:
-    """capped_count of a record list, walking its overlap index."""
-    cap = cap or COUNT_CAP
-    count = queryset.order_by(*COUNT_ORDER).values("id")[: cap + 1].count()
-    return min(count, cap), count > cap
-
-
-def records_counted_together(*querysets: QuerySet, cap: int | None = None) -> list:
-    """records_counted of each record list, in one query: each count a scalar subquery of
-    its own, so each keeps the plan it has alone (a walk of the overlap index that stops at
-    the cap) and the page pays one round trip, not one a count."""
-    cap = cap or COUNT_CAP
-    parts, params = [], []
-    for number, queryset in enumerate(querysets):
-        limited = queryset.order_by(*COUNT_ORDER).values("id")[: cap + 1]
-        sql, part_params = limited.query.get_compiler(using=limited.db).as_sql()
-        parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS counted{number})")
-        params.extend(part_params)
-    with connections[querysets[0].db].cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(parts), params)
-        counts = cursor.fetchone()
-    return [(min(count, cap), count > cap) for count in counts]
-
-
-@dataclass(frozen=True)
-class Progress:
-    """How much of a list reviewers have judged: n of N, and what is left. Counts stop at
-    COUNT_CAP: with `capped` the list holds more than `total` and `reviewed` is not known;
-    with `left_capped` more than `left` are left."""
-
-    reviewed: int | None
-    total: int
-    capped: bool = False
-    left: int = 0
-    left_capped: bool = False
-
-    @property
-    def described(self) -> str:
-        """In words, as review mode shows it: "12 of 40 reviewed, 28 left"."""
-        left = f"{'more than ' if self.left_capped else ''}{self.left:,} left"
-        if self.capped:
-            return f"more than {self.total:,} in the list, {left}"
-        return f"{self.reviewed:,} of {self.total:,} reviewed, {left}"
-
-
-def reviewed_count(page: "Page", queryset: QuerySet) -> Progress | None:
-    """n of N reviewed in a list whose count `page` holds; None when the count is capped
-    (a share of "more than 1,000" says nothing)."""
-    if page.count_capped:
-        return None
-    left, _ = records_counted(queryset.filter(review__isnull=True))
-    return Progress(reviewed=page.count - left, total=page.count, left=left)
+    On PostgreSQL that pass is an index-only scan: each list's index (record_decided_overlap,
+    record_matched_evidence) carries every column the list's filters other than search test,
+    the best artifact's kind and the verdict included."""
+    counted = queryset.order_by().aggregate(
+        total=Count("id"), left=Count("id", filter=Q(review__isnull=True))
+    )
+    total, left = counted["total"], counted["left"]
+    return Progress(reviewed=total - left, total=total, left=left)
 
 
 def next_unreviewed(queryset: QuerySet, *, sort: str, cursor: str = ""):
@@ -106,23 +74,6 @@ def next_unreviewed(queryset: QuerySet, *, sort: str, cursor: str = ""):
     return (record, _cursor_for(record, sort)) if record is not None else None
 
 
-def review_progress(queryset: QuerySet) -> "Progress":
-    """n of N reviewed in a list, and how many are left: two capped counts (the list, its
-    unreviewed) in one query, each a walk of the overlap index that stops at COUNT_CAP, so the
-    cost does not grow with the list. Reviewed is their difference while the list's count is
-    exact."""
-    (total, capped), (left, left_capped) = records_counted_together(
-        queryset, queryset.filter(review__isnull=True)
-    )
-    return Progress(
-        reviewed=None if capped else total - left,
-        total=total,
-        capped=capped,
-        left=left,
-        left_capped=left_capped,
-    )
-
-
 def _page(
     queryset: QuerySet,
     rows: QuerySet,
@@ -130,11 +81,11 @@ def _page(
     cursor: str,
     size: int,
     cursor_for: Callable[[object], str],
-    count: Callable[[QuerySet], tuple[int, bool]] = capped_count,
+    progress: Progress | None = None,
 ) -> Page:
-    """A page of `rows` (already past the cursor), counted over the whole `queryset` by
-    `count`."""
-    count, capped = count(queryset)
+    """A page of `rows` (already past the cursor), counted over the whole `queryset`: exactly
+    by `progress` when given, else up to COUNT_CAP."""
+    count, capped = (progress.total, False) if progress else capped_count(queryset)
     items = list(rows[: size + 1])
     next_cursor = cursor_for(items[size - 1]) if len(items) > size else None
     return Page(
@@ -143,6 +94,7 @@ def _page(
         count=count,
         count_capped=capped,
         first=not cursor,
+        progress=progress,
     )
 
 
@@ -264,17 +216,21 @@ def _before(queryset: QuerySet, record: Record, sort: str) -> QuerySet:
 
 
 def page_of(queryset: QuerySet, *, sort: str, cursor: str = "", size: int | None = None) -> Page:
-    """A page of a record list sorted by `sort`, after `cursor`."""
+    """A page of a review list sorted by `sort`, after `cursor`, with its exact counts."""
     size = size or PAGE_SIZE
-    rows = _rows_after(queryset, sort, cursor, limit=size + 1)
     return _page(
         queryset,
-        rows,
+        _rows_after(queryset, sort, cursor, limit=size + 1),
         cursor=cursor,
         size=size,
         cursor_for=lambda r: _cursor_for(r, sort),
-        count=records_counted,
+        progress=list_counts(queryset),
     )
+
+
+def first_rows(queryset: QuerySet, *, sort: str, size: int) -> list:
+    """The first `size` rows of a review list sorted by `sort`, without counting it."""
+    return list(_rows_after(queryset, sort, "", limit=size)[:size])
 
 
 def neighbours(queryset: QuerySet, record: Record, *, sort: str) -> tuple[int | None, int | None]:

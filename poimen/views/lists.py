@@ -68,7 +68,7 @@ def _last_bulk(request) -> Event | None:
 def exclusions(request):
     context = _list_context(request, "exclusions")
     context["last_bulk"] = _last_bulk(request)
-    context["reviewed"] = selectors.reviewed_count(context["page"], context["queryset"])
+    context["reviewed"] = context["page"].progress
     return render_page(request, "exclusions.html", context, fragments=("content", "results"))
 
 

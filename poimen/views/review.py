@@ -150,7 +150,7 @@ def _review_page(request, *, shown=None, refusal: str = "", status: int = 200, p
     query = "&".join(filter(None, [f"list={list_name}", list_query(request), claimed]))
     here = f"{reverse('review')}?{query}"
     context = {
-        "progress": selectors.review_progress(counted),
+        "progress": selectors.list_counts(counted),
         "list_name": list_name,
         "list_query": list_query(request),
         "review_url": here,

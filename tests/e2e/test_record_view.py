@@ -98,3 +98,28 @@ def test_the_passage_strip_shows_where_the_passage_lies_and_jumps_there(
     expect(pane.locator("mark[data-passage='1']")).not_to_be_in_viewport()
     band.click()
     expect(pane.locator("mark[data-passage='1']")).to_be_in_viewport()
+
+
+def test_the_shown_mark_follows_the_artifact_compared(
+    live_server, page, log_in, reviewer, pasted_across_kinds, browser_problems
+):
+    """Comparing another artifact swaps the comparison alone (htmx): the matches table, outside
+    it, marks the artifact now shown, not the one shown before."""
+    record = pasted_across_kinds
+    matches = list(Match.objects.filter(record=record).select_related("artifact"))
+    assert len(matches) == 2
+    log_in("rita", REVIEWER_PASSWORD)
+    page.goto(f"{live_server.url}/records/{record.pk}/")
+    table = page.locator("section[aria-label='Matches']")
+    row = {m.artifact.name: table.locator("tr", has_text=m.artifact.name) for m in matches}
+    first = page.locator("#comparison h2 a").first.inner_text()
+    (other,) = [name for name in row if name != first]
+    expect(row[first]).to_contain_text("(shown)")
+    expect(row[other]).not_to_contain_text("(shown)")
+
+    row[other].get_by_role("link", name=other).click()
+    expect(page.locator("#comparison h2 a").first).to_have_text(other)
+    expect(row[other]).to_contain_text("(shown)")
+    expect(row[first]).not_to_contain_text("(shown)")
+    expect(table).to_have_count(1)
+    assert page.locator("[hx-swap-oob]").count() == 0

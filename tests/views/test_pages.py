@@ -298,11 +298,12 @@ def test_keyset_paging_walks_the_whole_list_without_repeats(logged_in, desk_data
         assert len(seen) == len(set(seen))
 
 
-def test_count_says_more_than_when_it_stops_counting(logged_in, desk_data, monkeypatch):
+def test_a_list_counts_exactly_past_the_audit_logs_cap(logged_in, desk_data, monkeypatch):
     monkeypatch.setattr(paging, "COUNT_CAP", 1)
     assert selectors.capped_count(Record.objects.all()) == (1, True)
     html = logged_in.get(reverse("exclusions")).content.decode()
-    assert "More than 1" in html
+    assert "2 records · <span data-progress>0 of 2 reviewed, 2 left</span>" in html
+    assert "More than" not in html
 
 
 def test_near_misses_show_evidence_between_floor_and_threshold(logged_in, desk_data):
@@ -334,7 +335,10 @@ def test_record_page_shows_numbers_history_and_other_matches(logged_in, desk_dat
         **htmx_target("comparison"),
     )
     assert b'data-pane="record"' in other.content
-    assert b"Artifacts it matched" not in other.content
+    # The matches table comes along out of band (its "(shown)" mark follows); the rest of
+    # the page does not.
+    assert b'id="matches" hx-swap-oob="true"' in other.content
+    assert b"History" not in other.content
 
 
 def test_record_whose_artifact_has_no_text_shows_its_highlights_alone(logged_in, desk_data):
