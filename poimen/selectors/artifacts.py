@@ -6,7 +6,6 @@ from django.db.models.functions import Length, Substr
 from poimen.models import Artifact, Match, Record
 from poimen.selectors.cache import cached
 from poimen.selectors.common import PAGE_SIZE, SNIPPET_CHARS
-from poimen.selectors.paging import capped_count
 
 
 def _exclusions_per_artifact() -> dict[int, int]:
@@ -58,5 +57,6 @@ def artifact_ids_named(value: str) -> tuple[int, ...]:
     return tuple(rows.order_by("id").values_list("id", flat=True))
 
 
-def artifact_match_count(artifact: Artifact) -> tuple[int, bool]:
-    return capped_count(Match.objects.filter(artifact=artifact))
+def artifact_match_count(artifact: Artifact) -> int:
+    """The artifact's stored matches, exactly: a range of the match table's artifact index."""
+    return Match.objects.filter(artifact=artifact).count()

@@ -21,7 +21,6 @@ def artifacts(request):
 @require_GET
 def artifact(request, artifact_id: int):
     artifact = get_object_or_404(Artifact.objects.defer("shingles"), pk=artifact_id)
-    count, capped = selectors.artifact_match_count(artifact)
     part = request.GET.get("part", "")
     number = int(part) if part.isascii() and part.isdigit() else None
     context = {
@@ -31,8 +30,7 @@ def artifact(request, artifact_id: int):
         "heatmap_part_words": selectors.heatmap.PART_MAX_WORDS,
         "artifact": artifact,
         "matches": selectors.artifact_matches(artifact),
-        "match_count": count,
-        "match_count_capped": capped,
+        "match_count": selectors.artifact_match_count(artifact),
         "threshold": selectors.threshold_for(artifact.kind),
     }
     return render_page(request, "artifact.html", context, fragments=("content", "copies"))

@@ -304,6 +304,11 @@ def test_a_list_counts_exactly_past_the_audit_logs_cap(logged_in, desk_data, mon
     html = logged_in.get(reverse("exclusions")).content.decode()
     assert "2 records · <span data-progress>0 of 2 reviewed, 2 left</span>" in html
     assert "More than" not in html
+    monkeypatch.setattr(paging, "COUNT_CAP", 0)  # the artifact page's match count, exact too
+    artifact = desk_data["verbatim"].best_artifact
+    matches = artifact.matches.count()
+    html = logged_in.get(reverse("artifact", args=[artifact.pk])).content.decode()
+    assert f"{matches} stored match" in html and "More than" not in html
 
 
 def test_near_misses_show_evidence_between_floor_and_threshold(logged_in, desk_data):
