@@ -3,6 +3,7 @@ line when a command fails on the database, so the operator reads what to run, no
 
 import os
 import sys
+from pathlib import Path
 
 from django.db import DatabaseError, InterfaceError, connection
 from django.db.migrations.executor import MigrationExecutor
@@ -68,12 +69,26 @@ def _connection_lost(error: DatabaseError) -> str | None:
     )
 
 
+def _missing_folder() -> str | None:
+    """The line for an SQLite database whose folder does not exist (SQLite says only that it
+    is "unable to open database file"), or None."""
+    if connection.vendor != "sqlite":
+        return None
+    folder = Path(str(connection.settings_dict["NAME"])).parent
+    if folder.is_dir():
+        return None
+    return (
+        f"database unreachable: the SQLite database's folder {folder} does not exist; create "
+        "it, or set POIMEN_HOME (or DATABASE_URL) to where the database is to live"
+    )
+
+
 def database_problem() -> str | None:
     """What keeps the database from serving poimen, in a line; None when nothing does."""
     try:
         pending = _pending()
     except DatabaseError as error:
-        return f"database unreachable: {str(error).strip()}"
+        return _missing_folder() or f"database unreachable: {str(error).strip()}"
     if pending:
         return (
             f"database not migrated ({len(pending)} migration(s) to apply): "

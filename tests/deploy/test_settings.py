@@ -95,6 +95,14 @@ def test_a_command_on_an_unreachable_database_says_so(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_a_home_that_does_not_exist_is_named(tmp_path):
+    home = tmp_path / "not-made-yet"
+    result = manage("migrate", home=tmp_path, POIMEN_HOME=str(home))
+    assert result.returncode == 2
+    assert f"the SQLite database's folder {home} does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_runserver_serves_static_files_with_debug_off(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
