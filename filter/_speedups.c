@@ -1396,6 +1396,8 @@ align_many(PyObject *self, PyObject *args)
     Py_ssize_t *starts = NULL, *slot_of = NULL;
     Wanted *wanted = NULL;
     Anchor *anchors = NULL;
+    int64_t *table_number = NULL;
+    Py_ssize_t *table_slot = NULL;
     if (int64s_open(record_obj, &columns[0], "record_pos") < 0 ||
         int64s_open(number_obj, &columns[1], "artifact_no") < 0 ||
         int64s_open(artifact_obj, &columns[2], "artifact_pos") < 0)
@@ -1425,19 +1427,37 @@ align_many(PyObject *self, PyObject *args)
     }
     qsort(wanted, n_wanted, sizeof(Wanted), by_number);
     /* each anchor to the first number asked for that is its artifact's (a number asked for
-     * twice gets its passages twice: the later ones are copied below) */
+     * twice gets its passages twice: the later ones are copied below). Found in a hash table
+     * of the numbers asked for, open addressing at most a quarter full: a batch's anchors are
+     * mostly of pairs not asked for, and a binary search each grew with the pairs. */
+    int bits = 3;
+    while (((Py_ssize_t)1 << bits) < 4 * n_wanted)
+        bits++;
+    const Py_ssize_t mask = ((Py_ssize_t)1 << bits) - 1;
+    table_number = PyMem_Malloc((mask + 1) * sizeof(int64_t));
+    table_slot = PyMem_Malloc((mask + 1) * sizeof(Py_ssize_t));
+    if (!table_number || !table_slot) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t <= mask; t++)
+        table_slot[t] = -1;
+    for (Py_ssize_t w = 0; w < n_wanted; w++) {
+        if (w && wanted[w].number == wanted[w - 1].number)
+            continue; /* the first of equal numbers: what a binary search finds */
+        Py_ssize_t t = (Py_ssize_t)(((uint64_t)wanted[w].number * MULTIPLIER) >> (64 - bits));
+        while (table_slot[t] >= 0)
+            t = (t + 1) & mask;
+        table_number[t] = wanted[w].number;
+        table_slot[t] = w;
+    }
     for (Py_ssize_t a = 0; a < n; a++) {
-        Py_ssize_t lo = 0, hi = n_wanted;
-        while (lo < hi) {
-            Py_ssize_t mid = lo + (hi - lo) / 2;
-            if (wanted[mid].number < artifact_no[a])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        slot_of[a] = (lo < n_wanted && wanted[lo].number == artifact_no[a]) ? lo : -1;
+        Py_ssize_t t = (Py_ssize_t)(((uint64_t)artifact_no[a] * MULTIPLIER) >> (64 - bits));
+        while (table_slot[t] >= 0 && table_number[t] != artifact_no[a])
+            t = (t + 1) & mask;
+        slot_of[a] = table_slot[t];
         if (slot_of[a] >= 0)
-            starts[lo + 1]++;
+            starts[slot_of[a] + 1]++;
     }
     for (Py_ssize_t w = 1; w <= n_wanted; w++)
         starts[w] += starts[w - 1];
@@ -1478,6 +1498,8 @@ done:
     PyMem_Free(starts);
     PyMem_Free(slot_of);
     PyMem_Free(anchors);
+    PyMem_Free(table_number);
+    PyMem_Free(table_slot);
     return result;
 }
 

@@ -18,6 +18,7 @@ operators judge floats (the matcher) and numpy arrays alike (the threshold previ
 Django app hands in operators that build SQL, so the three forms cannot drift apart.
 """
 
+import operator
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any
@@ -57,12 +58,9 @@ class Operators:
     both: Any
 
 
-# Python's own operators: floats give bools, numpy arrays give boolean arrays.
-PLAIN = Operators(
-    greater=lambda a, b: a > b,
-    at_least=lambda a, b: a >= b,
-    both=lambda a, b: a & b,
-)
+# Python's own operators: floats give bools, numpy arrays give boolean arrays (the operator
+# module's, not lambdas: the matcher asks this of every match it measures).
+PLAIN = Operators(greater=operator.gt, at_least=operator.ge, both=operator.and_)
 
 
 def match_exceeds(overlap, shared, *, threshold, min_shared, ops: Operators = PLAIN):

@@ -294,22 +294,29 @@ class DerivedFilter:
                 start = end
 
     def _measure(self, number, alignments: list[Alignment], n_tokens) -> Match | None:
-        artifact = self.artifacts[number]
         if not alignments:
             return None
-        record_covered = covered([(a.record_start, a.record_end) for a in alignments])
-        artifact_covered = covered([(a.artifact_start, a.artifact_end) for a in alignments])
+        artifact = self.artifacts[number]
+        if len(alignments) == 1:  # most matches: the covered spans are the passage's own
+            (alignment,) = alignments
+            record_covered = alignment.record_end - alignment.record_start
+            artifact_covered = alignment.artifact_end - alignment.artifact_start
+            shared = alignment.shared
+        else:
+            record_covered = covered([(a.record_start, a.record_end) for a in alignments])
+            artifact_covered = covered([(a.artifact_start, a.artifact_end) for a in alignments])
+            shared = sum(a.shared for a in alignments)
         record_containment = record_covered / n_tokens
         artifact_containment = artifact_covered / max(artifact.n_tokens, 1)
         return Match(
-            artifact=artifact,
-            overlap=max(record_containment, artifact_containment),
-            threshold=self.threshold_for(artifact.kind),
-            artifact_containment=artifact_containment,
-            record_containment=record_containment,
-            shared=sum(a.shared for a in alignments),
-            min_shared=self.min_shared_for(artifact.kind),
-            alignments=tuple(alignments),
+            artifact,
+            max(record_containment, artifact_containment),
+            self.threshold_for(artifact.kind),
+            artifact_containment,
+            record_containment,
+            shared,
+            self.min_shared_for(artifact.kind),
+            tuple(alignments),
         )
 
     def _decide(self, matches: list[Match], n_tokens: int) -> Verdict:
@@ -319,28 +326,34 @@ class DerivedFilter:
         coverage across kinds does, and those with a passage of paste_words words or more (a
         pasted paragraph, cut whatever the record's overlap). What is stored of a record is
         then all a decision taken again needs."""
-        matches.sort(key=lambda m: (m.exceeds, m.overlap, m.shared), reverse=True)
-        coverage = {}
-        for kind in sorted({m.kind for m in matches}):
-            spans = [
-                (a.record_start, a.record_end)
-                for m in matches
-                if m.kind == kind
-                for a in m.alignments
-            ]
-            coverage[kind] = covered(spans) / n_tokens
+        # each match's rule once (a record copied from a collection has dozens of matches)
+        exceeds = [m.exceeds for m in matches]
+        if len(matches) > 1:
+            keys = [(e, m.overlap, m.shared) for e, m in zip(exceeds, matches, strict=True)]
+            order = sorted(range(len(matches)), key=keys.__getitem__, reverse=True)
+            matches = [matches[i] for i in order]
+            exceeds = [exceeds[i] for i in order]
+        spans_of: dict[str, list] = {}
+        for m in matches:
+            spans_of.setdefault(m.artifact.kind, []).extend(
+                (a.record_start, a.record_end) for a in m.alignments
+            )
+        coverage = {kind: covered(spans_of[kind]) / n_tokens for kind in sorted(spans_of)}
         floor = self.min_overlap
         everything = self._mixed(matches, n_tokens)
         across = everything is not None and everything.coverage >= floor
-        reported = [
-            m
-            for m in matches
-            if across
-            or m.overlap >= floor
-            or m.exceeds
-            or coverage[m.kind] >= floor
-            or max(a.record_end - a.record_start for a in m.alignments) >= self.paste_words
-        ]
+        if across:
+            reported = matches
+        else:
+            paste_words = self.paste_words
+            reported = [
+                m
+                for m, exceeding in zip(matches, exceeds, strict=True)
+                if m.overlap >= floor
+                or exceeding
+                or coverage[m.artifact.kind] >= floor
+                or max(a.record_end - a.record_start for a in m.alignments) >= paste_words
+            ]
         if not reported:  # (then no kind's coverage and no mix reaches the floor either)
             return Verdict(derived=False, matches=[], coverage=coverage, n_tokens=n_tokens)
         mixed = everything if across else self._mixed(reported, n_tokens)
@@ -366,9 +379,10 @@ class DerivedFilter:
     def _mixed(self, reported: list[Match], n_tokens: int) -> MixedCoverage | None:
         """The reported matches' coverage across kinds: what is stored, so only they count
         (a threshold change replays it from the stored matches and this number)."""
-        kinds = tuple(sorted({m.kind for m in reported}))
+        kinds = {m.artifact.kind for m in reported}
         if len(kinds) < 2:
             return None
+        kinds = tuple(sorted(kinds))
         spans = [(a.record_start, a.record_end) for m in reported for a in m.alignments]
         return MixedCoverage(
             coverage=covered(spans) / n_tokens,
