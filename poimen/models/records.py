@@ -52,6 +52,18 @@ class IngestRun(models.Model):
         return last is not None and timezone.now() - last > self.STALE_AFTER
 
 
+# What the two review lists' indexes carry besides their order (PostgreSQL's INCLUDE): every
+# column the lists filter on, so that a walk tests them and an exact count reads no table.
+LIST_INDEX_COLUMNS = [
+    "best_artifact",
+    "best_artifact_kind",
+    "review",
+    "run",
+    "source",
+    "created_at",
+]
+
+
 class Record(models.Model):
     """An ingested record and the filter's decision on it."""
 
@@ -124,20 +136,11 @@ class Record(models.Model):
             # The exclusions list (excluded and redacted together) in overlap order, and the
             # walks of its closeness order: one index, as (status, overlap) gives that order
             # for one status at a time.
-            # It carries the columns the list filters on (PostgreSQL), so that a walk tests
-            # them and an exact count counts without reading the table.
             models.Index(
                 fields=["-best_overlap", "-id"],
                 name="record_decided_overlap",
                 condition=Q(status__in=["excluded", "redacted"]),
-                include=[
-                    "best_artifact",
-                    "best_artifact_kind",
-                    "review",
-                    "run",
-                    "source",
-                    "created_at",
-                ],
+                include=LIST_INDEX_COLUMNS,
             ),
             # The same for the near misses: evidence that matched an artifact (over the floor,
             # which is above 0), a small share of the evidence.
@@ -145,14 +148,7 @@ class Record(models.Model):
                 fields=["-best_overlap", "-id"],
                 name="record_matched_evidence",
                 condition=Q(status="evidence", best_overlap__gt=0),
-                include=[
-                    "best_artifact",
-                    "best_artifact_kind",
-                    "review",
-                    "run",
-                    "source",
-                    "created_at",
-                ],
+                include=LIST_INDEX_COLUMNS,
             ),
             models.Index(fields=["derived"], name="record_derived"),
             models.Index(fields=["created_at"], name="record_created_at"),
