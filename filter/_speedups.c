@@ -28,9 +28,6 @@
 #define XXH_INLINE_ALL
 #include "vendor/xxhash/xxhash.h"
 
-#ifdef __GLIBC__
-#endif
-
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
 #define SPEEDUPS_API 8

@@ -17,15 +17,14 @@ from django.conf import settings
 from django.db import transaction
 
 from filter.align import MIN_ANCHORS
-from poimen.db.keyset import keyset_pages
 from poimen.decision.artifact_index import artifact_index_under
 from poimen.decision.index_version import live_index
 from poimen.decision.policies import POLICY_VALUES, Policies
 from poimen.decision.stored_decisions import records_touched_by
-from poimen.models import Artifact, Event, KindPolicy, Record
+from poimen.models import Artifact, Event, KindPolicy
 from poimen.services.common import InputError
 from poimen.services.redecide import records_redecide
-from poimen.services.refilter import RefilterResult, refilter_page
+from poimen.services.refilter import RefilterResult, refilter_records
 from poimen.services.refilter_affected import records_affected
 from poimen.services.thresholds import check_known_kind
 
@@ -157,16 +156,14 @@ def _recheck(kind: str, policies: Policies, *, result: PolicyResult, actor, data
     artifacts = Artifact.objects.filter(kind=kind).only("kind", "shingles")
     ids = set(records_affected(list(artifacts), policies))
     ids.update(records_touched_by(kind).values_list("pk", flat=True))
-    records = Record.objects.filter(pk__in=ids).select_related("review")
-    for page in keyset_pages(records, 2_000):
-        refilter_page(
-            page,
-            artifact_index=artifact_index,
-            result=result,
-            actor=actor,
-            cause="policy_changed",
-            data=data,
-        )
+    refilter_records(
+        ids,
+        artifact_index=artifact_index,
+        result=result,
+        actor=actor,
+        cause="policy_changed",
+        data=data,
+    )
 
 
 def _said(values: dict) -> str:

@@ -70,6 +70,17 @@ def refilter_start(kind: str | None):
     return timezone.now()
 
 
+def refilter_records(
+    ids, *, artifact_index: ArtifactIndex, result: RefilterResult, actor=None, **said
+) -> None:
+    """Check the stored records `ids` again, a refilter page at a time (refilter_page, which
+    `said` goes to: the events' cause and data): what a registration could change, or a
+    kind's new min_shared."""
+    records = Record.objects.filter(pk__in=ids).select_related("review")
+    for page in keyset_pages(records, batch_size_or_default(None)):
+        refilter_page(page, artifact_index=artifact_index, result=result, actor=actor, **said)
+
+
 def refilter_page(
     page: list[Record],
     *,

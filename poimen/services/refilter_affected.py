@@ -29,7 +29,7 @@ from poimen.decision.index_version import live_index
 from poimen.decision.policies import Policies
 from poimen.models import Artifact, Record
 from poimen.services.queued import celery_app
-from poimen.services.refilter import RefilterResult, refilter_page
+from poimen.services.refilter import RefilterResult, refilter_records
 
 _PAGE = 2_000
 log = logging.getLogger(__name__)
@@ -95,12 +95,9 @@ def records_refilter_affected(*, artifacts, actor=None) -> RefilterResult:
     """Check again the stored records `artifacts` (new rows, registered and committed) could
     change, against every artifact; the others are left as they are."""
     artifact_index, _ = live_index.current()
-    artifacts = list(artifacts)
     result = RefilterResult()
-    ids = records_affected(artifacts, artifact_index.policies)
-    records = Record.objects.filter(pk__in=ids).select_related("review")
-    for page in keyset_pages(records, _PAGE):
-        refilter_page(page, artifact_index=artifact_index, result=result, actor=actor)
+    ids = records_affected(list(artifacts), artifact_index.policies)
+    refilter_records(ids, artifact_index=artifact_index, result=result, actor=actor)
     return result
 
 

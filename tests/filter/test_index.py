@@ -42,7 +42,7 @@ def _lookups(index: ShingleIndex, query) -> list:
     return answers
 
 
-def _same(mine: list, theirs: list) -> None:
+def assert_same(mine: list, theirs: list) -> None:
     assert len(mine) == len(theirs)
     for a, b in zip(mine, theirs, strict=True):
         assert np.array_equal(a, b)
@@ -70,8 +70,8 @@ def test_an_index_in_segments_answers_as_one_segment_of_everything(seed):
     assert len(in_segments.segments) == len(cuts) + 1 and len(whole.segments) == 1
     probe = np.concatenate([texts[3][:50], texts[-1][:50], pool[:60], pool[:5]])
     expected = _lookups(whole, probe)
-    _same(_lookups(grown, probe), expected)
-    _same(_lookups(in_segments, probe), expected)
+    assert_same(_lookups(grown, probe), expected)
+    assert_same(_lookups(in_segments, probe), expected)
 
 
 def test_a_merge_of_segments_is_the_segment_of_everything():
@@ -94,7 +94,7 @@ def test_a_copy_is_left_as_it_was_when_the_index_grows():
     for number in range(10, 20):
         index.add(number, texts[number])
         index.merge()
-    _same(_lookups(before, pool), expected)
+    assert_same(_lookups(before, pool), expected)
 
 
 def test_a_removed_artifact_is_found_no_more_and_a_merge_drops_its_entries():
@@ -110,7 +110,7 @@ def test_a_removed_artifact_is_found_no_more_and_a_merge_drops_its_entries():
     probe = np.concatenate([texts[4], pool])
     found = index.lookup(probe)
     assert 4 not in found[1].tolist() and len(found[0])
-    _same(list(found), list(without.lookup(probe)))
+    assert_same(list(found), list(without.lookup(probe)))
     merged = Segment.merged(index.segments, removed={4})
     assert 4 not in merged.postings[:, 0].tolist()
 
@@ -124,7 +124,7 @@ def test_a_saved_segment_opens_memory_mapped_and_answers_alike(tmp_path):
     for name in ("keys", "postings", "directory", "bitmap", "hashes"):
         assert np.array_equal(getattr(opened, name), getattr(segment, name)), name
     probe = np.concatenate([texts[2], pool])
-    _same(_lookups(ShingleIndex([opened]), probe), _lookups(ShingleIndex([segment]), probe))
+    assert_same(_lookups(ShingleIndex([opened]), probe), _lookups(ShingleIndex([segment]), probe))
 
 
 def test_an_entry_takes_at_most_16_bytes_a_shingle():
@@ -186,7 +186,7 @@ def test_left_out_entries_put_back_for_some_artifacts_are_theirs_of_the_whole_lo
         *anchors, left_out = index.lookup_distinctive(query, max_run=max_run)
         mine = left_out.put_back(anchors, only=only)
         kept = np.isin(mine[1], only)
-        _same([a[kept] for a in mine], [a[wanted] for a in whole])
+        assert_same([a[kept] for a in mine], [a[wanted] for a in whole])
 
 
 @settings(max_examples=40, deadline=None)
