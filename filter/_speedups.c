@@ -30,7 +30,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 8
+#define SPEEDUPS_API 9
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -1568,36 +1568,38 @@ sort_u64(uint64_t *keys, Py_ssize_t n)
     }
 }
 
-/* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap)
+/* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap, slack)
  *     -> [(record, [artifact numbers]), ...]
  *
  * filter/matcher.py's DerivedFilter._candidates: the anchors counted per (record, artifact)
- * pair (owner[a] is anchor a's record; owner None: every anchor is record 0's), and the pairs
- * kept whose count reaches the artifact's min_shared and, times max_gap, min_overlap of the
- * smaller text; records in order, each one's artifact numbers in order. */
+ * pair (owner[a] is anchor a's record; owner None: every anchor is record 0's), slack[record]
+ * added (slack None: none), and the pairs kept whose count reaches the artifact's min_shared
+ * and, times max_gap, min_overlap of the smaller text; records in order, each one's artifact
+ * numbers in order. */
 static PyObject *
 candidates(PyObject *self, PyObject *args)
 {
-    PyObject *objects[5];
+    PyObject *objects[6] = {NULL, NULL, NULL, NULL, NULL, Py_None};
     double min_overlap;
     long long max_gap;
-    if (!PyArg_ParseTuple(args, "OOOOOdL:candidates", &objects[0], &objects[1], &objects[2],
-                          &objects[3], &objects[4], &min_overlap, &max_gap))
+    if (!PyArg_ParseTuple(args, "OOOOOdL|O:candidates", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &min_overlap, &max_gap, &objects[5]))
         return NULL;
-    static const char *names[5] = {"owner", "artifact_no", "tokens", "min_shared", "n_tokens"};
-    Int64s arrays[5] = {{0}};
+    static const char *names[6] = {"owner", "artifact_no", "tokens", "min_shared", "n_tokens",
+                                   "slack"};
+    Int64s arrays[6] = {{0}};
     uint64_t *keys = NULL;
     PyObject *result = NULL;
-    int one_record = objects[0] == Py_None;
-    for (int a = one_record; a < 5; a++)
+    int one_record = objects[0] == Py_None, with_slack = objects[5] != Py_None;
+    for (int a = one_record; a < 5 + with_slack; a++)
         if (int64s_open(objects[a], &arrays[a], names[a]) < 0)
             goto done;
     const int64_t *owner = arrays[0].values, *artifact_no = arrays[1].values,
                   *tokens = arrays[2].values, *min_shared = arrays[3].values,
-                  *n_tokens = arrays[4].values;
+                  *n_tokens = arrays[4].values, *slack = arrays[5].values;
     Py_ssize_t n = arrays[1].n, n_artifacts = arrays[2].n, n_records = arrays[4].n;
     if ((!one_record && arrays[0].n != n) || arrays[3].n != n_artifacts ||
-        (one_record && n_records != 1)) {
+        (one_record && n_records != 1) || (with_slack && arrays[5].n != n_records)) {
         PyErr_SetString(PyExc_ValueError, "candidates: arrays of different lengths");
         goto done;
     }
@@ -1645,7 +1647,8 @@ candidates(PyObject *self, PyObject *args)
     for (Py_ssize_t first = 0, last; first < n; first = last) {
         for (last = first + 1; last < n && keys[last] == keys[first]; last++)
             ;
-        int64_t count = last - first, record = (int64_t)(keys[first] >> 32);
+        int64_t record = (int64_t)(keys[first] >> 32);
+        int64_t count = last - first + (with_slack ? slack[record] : 0);
         int64_t number = (int64_t)(keys[first] & 0xFFFFFFFFu);
         int64_t smaller = tokens[number] < n_tokens[record] ? tokens[number] : n_tokens[record];
         if (count < min_shared[number] ||
@@ -1671,7 +1674,7 @@ candidates(PyObject *self, PyObject *args)
         Py_DECREF(value);
     }
 done:
-    for (int a = 0; a < 5; a++)
+    for (int a = 0; a < 6; a++)
         int64s_close(&arrays[a]);
     PyMem_Free(keys);
     return result;
@@ -2209,7 +2212,7 @@ static PyMethodDef methods[] = {
      "lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run): "
      "ShingleIndex.lookup_distinctive over the index's arrays."},
     {"candidates", candidates, METH_VARARGS,
-     "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap): "
+     "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap, slack): "
      "DerivedFilter._candidates."},
     {"shingles", shingles, METH_VARARGS,
      "shingles(texts, k) -> (shingle hashes as uint64, word counts as int64), bytearrays."},

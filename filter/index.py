@@ -245,6 +245,29 @@ class LeftOut:
             at, which, places = at[kept], which[kept], places[kept]
         return at, which, places
 
+    def most_of_one(self) -> np.ndarray:
+        """For each left-out position, the most entries one artifact has there (an artifact
+        may hold a shingle several times): the most anchors the position gives any one
+        artifact, which bounds what a record's boilerplate adds to any one pair. A hash's
+        entries are in artifact order within a segment, and an artifact is in one segment,
+        so it is the longest run of one artifact in any of the position's rows."""
+        most = np.zeros(len(self.counts), dtype=np.int64)
+        for segment, part in _by_segment(self.segment):
+            rows = np.arange(len(self.counts))[part]
+            counts = self.counts[rows].astype(np.int64)
+            numbers = self._postings[segment][expand_ranges(self.starts[rows], counts), 0]
+            row_of = np.repeat(np.arange(len(rows)), counts)
+            runs = np.flatnonzero(
+                np.concatenate(([True], (numbers[1:] != numbers[:-1]) | (np.diff(row_of) != 0)))
+            )
+            lengths = np.diff(np.append(runs, len(numbers)))
+            np.maximum.at(most, rows[row_of[runs]], lengths)
+        of_position = np.zeros(len(self.positions), dtype=np.int64)
+        np.maximum.at(
+            of_position, np.repeat(np.arange(len(self.positions)), np.diff(self.bounds)), most
+        )
+        return of_position
+
     def _narrowed(self, first, last, wanted):
         """(row, index in `wanted`, first entry, entries) for each row and each artifact of
         wanted[first[row]:last[row]] the row holds entries of, rows in order and each one's

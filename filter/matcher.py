@@ -141,14 +141,19 @@ class DerivedFilter:
         shingles, _, (n_tokens,) = texts_shingles([text], self.params.k)
         if not self.artifacts or not len(shingles):
             return Verdict(derived=False, matches=[], n_tokens=n_tokens)
-        *distinctive, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
-        anchors = None
-        if len(left_out) >= self._fewest_min_shared:
-            anchors = distinctive = left_out.put_back(distinctive)
-        for _, numbers in self._candidates(None, distinctive[1], [n_tokens]):
-            # as in check_many, all the postings only for a record with candidates
-            if anchors is None:
-                anchors = left_out.put_back(distinctive, only=numbers)
+        *anchors, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
+        slack = left_out.most_of_one().sum(keepdims=True)
+        if slack[0] >= self._fewest_min_shared:
+            anchors = left_out.put_back(anchors)
+        elif slack[0]:
+            # as in check_many: the artifacts that could be candidates with all of the
+            # boilerplate counted for each, then their own boilerplate postings alone
+            for _, numbers in self._candidates(None, anchors[1], [n_tokens], slack):
+                anchors = left_out.put_back(anchors, only=numbers)
+                break
+            else:
+                return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+        for _, numbers in self._candidates(None, anchors[1], [n_tokens]):
             return self._verdict(anchors, numbers, n_tokens)
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
@@ -167,7 +172,8 @@ class DerivedFilter:
         # whose record each shingle position is (the lookup keeps the shingles' order)
         owner_of = np.repeat(np.arange(len(texts)), np.diff(firsts))
         owner, left_owner = owner_of[query], owner_of[left_out.positions]
-        left_over = np.bincount(left_owner, minlength=len(texts))
+        # the most anchors a record's boilerplate can give any one artifact
+        left_over = np.bincount(left_owner, left_out.most_of_one(), len(texts)).astype(np.int64)
 
         def all_anchors(record):
             """The record's anchors, boilerplate included, with its own record positions.
@@ -181,12 +187,17 @@ class DerivedFilter:
 
         # A record with enough boilerplate to make a match of it alone may be a copy of that
         # boilerplate: of a skill kept in many versions, of a section a whole collection of
-        # pages shares. Its candidates are chosen from all its anchors.
+        # pages shares. Its candidates are chosen from all its anchors. Any other record's
+        # are first chosen with all of its boilerplate counted for each artifact (what none
+        # can exceed), then by each one's own (_passages): the candidates are those of all the
+        # record's anchors either way, whatever the index counts as boilerplate, so a verdict
+        # does not depend on how many other artifacts share a phrase.
         whole = left_over >= self._fewest_min_shared
-        chosen = list(self._candidates(owner[~whole[owner]], artifact_no[~whole[owner]], n_tokens))
+        part = ~whole[owner]
+        chosen = list(self._candidates(owner[part], artifact_no[part], n_tokens, left_over))
         if chosen:
             lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
-            passages = self._passages(chosen, len(texts), lookup)
+            chosen, passages = self._passages(chosen, n_tokens, lookup)
             for (record, numbers), of_record in zip(chosen, passages, strict=True):
                 verdicts[record] = self._verdict_of(numbers, of_record, n_tokens[record])
         for record in np.flatnonzero(whole).tolist():
@@ -195,27 +206,17 @@ class DerivedFilter:
                 verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
-    def _passages(self, chosen: list, n_texts: int, lookup: tuple) -> list[list]:
-        """The passages of every (record, [artifact numbers]) pair in `chosen` (records
-        ascending, each one's numbers ascending), from a batch's distinctive lookup and what
-        it left out: every pair's anchors, boilerplate included, aligned in one call. Of the
-        boilerplate only the candidates' entries: a binary search a candidate, not a million
-        anchors for a stock phrase a million artifacts share."""
+    def _passages(self, chosen: list, n_tokens: list[int], lookup: tuple) -> tuple[list, list]:
+        """The candidates and passages of a batch's records from the pairs `chosen`
+        ((record, [artifact numbers]), records ascending, each one's numbers ascending, chosen
+        with all of a record's boilerplate counted for each), its distinctive lookup and what
+        it left out: each pair's own boilerplate entries found, the pairs that do not reach
+        their bound with them dropped, every pair left aligned in one call. Of the
+        boilerplate only the chosen pairs' entries: a binary search a candidate, not a
+        million anchors for a stock phrase a million artifacts share."""
         firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out = lookup
-        records = np.array([record for record, _ in chosen], dtype=np.int64)
-        sizes = np.array([len(numbers) for _, numbers in chosen], dtype=np.int64)
-        numbers = np.fromiter(
-            (n for _, of_record in chosen for n in of_record), np.int64, int(sizes.sum())
-        )
-        pair_record = np.repeat(records, sizes)
-        # a record's pairs are pairs[first[record]:last[record]]
-        first, last = np.zeros(n_texts, dtype=np.int64), np.zeros(n_texts, dtype=np.int64)
-        last[records] = np.cumsum(sizes)
-        first[records] = last[records] - sizes
-        # a pair is named by record * artifacts + artifact: align_many takes the anchors of
-        # the pairs asked for and leaves the others (other records', other artifacts')
-        pair_keys = pair_record * len(self.artifacts) + numbers
-        keys = owner * len(self.artifacts) + artifact_no
+        n_artifacts = len(self.artifacts)
+        pair_record, numbers, first, last = _pairs(chosen, len(n_tokens))
         record_pos = query - firsts[owner]
         places = artifact_pos
         at, which, left_places = left_out.entries_of(first[left_owner], last[left_owner], numbers)
@@ -224,11 +225,39 @@ class DerivedFilter:
             # them: the alignment sorts anchors that come in record order fastest
             where = np.searchsorted(query, at)
             record_pos = np.insert(record_pos, where, at - firsts[pair_record[which]])
-            keys = np.insert(keys, where, pair_keys[which])
+            owner = np.insert(owner, where, pair_record[which])
+            artifact_no = np.insert(artifact_no, where, numbers[which])
             places = np.insert(places, where, left_places)
+        if len(left_owner):
+            chosen = self._exact(chosen, owner, artifact_no, n_tokens, left_owner)
+            pair_record, numbers, _, _ = _pairs(chosen, len(n_tokens))
+        # a pair is named by record * artifacts + artifact: align_many takes the anchors of
+        # the pairs asked for and leaves the others (other records', other artifacts')
+        pair_keys = pair_record * n_artifacts + numbers
+        keys = owner * n_artifacts + artifact_no
         passages = align_many(record_pos, keys, places, pair_keys.tolist(), self.params.k)
-        bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        return [passages[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        sizes = [len(of_record) for _, of_record in chosen]
+        bounds = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).tolist()
+        return chosen, [passages[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+
+    def _exact(self, chosen: list, owner, artifact_no, n_tokens: list[int], left_owner) -> list:
+        """`chosen` with the pairs of its records that have boilerplate (left_owner: whose
+        each left-out shingle is) chosen again from all their anchors (owner, artifact_no:
+        the distinctive ones and the chosen pairs' boilerplate entries): a pair not chosen
+        before has no boilerplate entry, and did not reach its bound even with all of the
+        record's counted for it."""
+        again = np.zeros(len(n_tokens), dtype=bool)
+        again[left_owner] = True
+        in_chosen = np.zeros(len(n_tokens), dtype=bool)
+        in_chosen[[record for record, _ in chosen]] = True
+        again &= in_chosen
+        mine = again[owner]
+        exact = dict(self._candidates(owner[mine], artifact_no[mine], n_tokens))
+        return [
+            (record, exact[record] if again[record] else numbers)
+            for record, numbers in chosen
+            if not again[record] or record in exact
+        ]
 
     def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
         return self._verdict_of(
@@ -250,19 +279,19 @@ class DerivedFilter:
         """Postings beyond which a shingle is boilerplate for choosing candidates."""
         return max(16, len(self.artifacts) // 1000)
 
-    def _candidates(self, owner, artifact_no, n_tokens: list[int]):
+    def _candidates(self, owner, artifact_no, n_tokens: list[int], slack=None):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
         count, judged by the anchors given (`owner` says whose record each is, None: all of
-        record 0).
+        record 0), slack[record] anchors more counted for each pair (the record's boilerplate
+        left out of those given: a bound on what any one pair holds of it).
 
-        Boilerplate (a shingle in more than max(16, 0.1%) of the artifacts) does not make an
-        artifact a candidate, unless the record has enough of it to make a match alone
-        (check_many): the anchors that do are those it shares with few others. Among those,
-        the bounds are exact: a match holds no more shared shingles than its anchors, so one
+        The bounds are exact: a match holds no more shared shingles than its anchors, so one
         with fewer than its kind's min_shared never exceeds; and a passage of n anchors spans
         at most n * MAX_GAP tokens in either text, so one with fewer than that cannot reach
-        min_overlap of the smaller text. Once a candidate, every anchor counts, boilerplate
-        included.
+        min_overlap of the smaller text. Boilerplate (a shingle in more than max(16, 0.1%) of
+        the artifacts) counts as the slack while candidates are chosen, and as each pair's own
+        entries once they are (check_many): what the index calls boilerplate changes a
+        check's cost, never its candidates.
         """
         tokens, min_shared = self.artifacts.tokens, self.artifacts.min_shared
         if not len(artifact_no):
@@ -277,12 +306,15 @@ class DerivedFilter:
                 np.asarray(n_tokens, dtype=np.int64),
                 self.min_overlap,
                 MAX_GAP,
+                slack,
             )
             return
         if owner is None:  # one record's anchors
             owner = np.zeros(len(artifact_no), dtype=np.int64)
         pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
         records, numbers = np.divmod(pairs, len(tokens))
+        if slack is not None:
+            counts = counts + np.asarray(slack, dtype=np.int64)[records]
         smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])
         keep = (counts >= min_shared[numbers]) & (counts * MAX_GAP >= self.min_overlap * smaller)
         records, numbers = records[keep].tolist(), numbers[keep].tolist()
@@ -391,3 +423,17 @@ class DerivedFilter:
             threshold=float(across_kinds(*(self.threshold_for(kind) for kind in kinds))),
             min_shared=int(across_kinds(*(self.min_shared_for(kind) for kind in kinds))),
         )
+
+
+def _pairs(chosen: list, n_texts: int):
+    """(record, artifact number) of each pair of `chosen` as two arrays, and where each
+    record's pairs are in them: pairs[first[record]:last[record]]."""
+    records = np.array([record for record, _ in chosen], dtype=np.int64)
+    sizes = np.array([len(numbers) for _, numbers in chosen], dtype=np.int64)
+    numbers = np.fromiter(
+        (n for _, of_record in chosen for n in of_record), np.int64, int(sizes.sum())
+    )
+    first, last = np.zeros(n_texts, dtype=np.int64), np.zeros(n_texts, dtype=np.int64)
+    last[records] = np.cumsum(sizes)
+    first[records] = last[records] - sizes
+    return np.repeat(records, sizes), numbers, first, last

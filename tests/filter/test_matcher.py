@@ -193,3 +193,80 @@ def test_a_batch_gives_each_text_the_verdict_check_gives_it(pieces):
     assert [summary(v) for v in derived_filter.check_many(texts)] == [
         summary(derived_filter.check(text)) for text in texts
     ]
+
+
+class _Cutoff(DerivedFilter):
+    """A filter whose index calls a shingle boilerplate past `max_run` postings."""
+
+    def __init__(self, max_run: int):
+        super().__init__()
+        self.max_run = max_run
+
+    def _max_run(self) -> int:
+        return self.max_run
+
+
+def _versions_filter(max_run: int) -> DerivedFilter:
+    """Skills and references, a skill in eight versions, and short memories that repeat one
+    line several times (a repeated shingle gives one record position several anchors)."""
+    git, commit_line = skill("git-commit-message"), "Use the imperative mood in the subject."
+    derived_filter = _Cutoff(max_run)
+    for name in SKILL_NAMES:
+        derived_filter.add(ArtifactRecord.from_text(kind="skill", name=name, text=skill(name)))
+    for name in REFERENCE_NAMES[:3]:
+        derived_filter.add(
+            ArtifactRecord.from_text(kind="reference", name=name, text=reference(name))
+        )
+    for number in range(8):
+        text = f"{git[: 400 + 300 * number]}\nRevised for release 1.{number}.\n"
+        derived_filter.add(ArtifactRecord.from_text(kind="skill", name=f"git@{number}", text=text))
+    for number in range(6):
+        text = f"Memory {number}: " + " ".join([commit_line] * (2 + number))
+        derived_filter.add(ArtifactRecord.from_text(kind="memory", name=f"m{number}", text=text))
+    return derived_filter.prepare()
+
+
+_CUTOFF_FILTERS: dict[int, DerivedFilter] = {}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [skill(n) for n in SKILL_NAMES]
+                + [reference(n) for n in REFERENCE_NAMES[:3]]
+                + ["Memory: " + " ".join(["Use the imperative mood in the subject."] * 4)]
+                + [turn("unrelated-asyncio"), "", "a few words"]
+            ),
+            st.floats(0, 1),
+            st.floats(0, 1),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_what_the_index_calls_boilerplate_changes_no_verdict(pieces):
+    """Which shingles the index leaves out of choosing candidates (those in more than
+    max(16, 0.1%) of the artifacts) moves with how many artifacts are registered; a record's
+    verdict must not: the same matches, passages and decision under every cutoff, from
+    check_many and from check. (It once did: an artifact sharing a record's boilerplate was a
+    candidate only while that boilerplate counted as distinctive.)"""
+    for max_run in (0, 1, 3, 8, 10**9):
+        if max_run not in _CUTOFF_FILTERS:
+            _CUTOFF_FILTERS[max_run] = _versions_filter(max_run)
+    texts = [
+        text[int(a * len(text)) : int(a * len(text)) + int(b * len(text))] for text, a, b in pieces
+    ]
+    texts += [texts[0] + "\n\n" + texts[-1]]
+
+    def summary(verdict):
+        # (each filter holds artifacts of its own: they are compared by name)
+        matches = [(m.artifact.name, m.overlap, m.shared, m.alignments) for m in verdict.matches]
+        by = getattr(verdict.decided_by, "artifact", verdict.decided_by)
+        return verdict.derived, matches, verdict.coverage, getattr(by, "name", by), verdict.mixed
+
+    unbounded = [summary(v) for v in _CUTOFF_FILTERS[10**9].check_many(texts)]
+    for max_run, derived_filter in _CUTOFF_FILTERS.items():
+        assert [summary(v) for v in derived_filter.check_many(texts)] == unbounded, max_run
+        assert [summary(derived_filter.check(text)) for text in texts] == unbounded, max_run
