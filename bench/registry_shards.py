@@ -23,7 +23,7 @@ from bench import realtext
 from bench.corpus import PLANTINGS
 from bench.injections import blocks, vocabulary
 from bench.registry import Artifacts
-from filter.index import ShingleIndex
+from filter.index import ShingleIndex, boilerplate_run
 from filter.segments import Segment, kept_repeats
 from filter.shingles import texts_shingles
 
@@ -89,7 +89,7 @@ def main(argv=None) -> None:
     artifacts = Artifacts(work.artifacts, generated[: args.artifacts - len(work.artifacts)])
     shingles, _, _ = texts_shingles(work.records, 5)
     megabytes = sum(len(r.encode("utf-8")) for r in work.records) / 1e6
-    max_run = max(16, args.artifacts // 1000)
+    max_run = boilerplate_run(args.artifacts)
     single = sharded(artifacts, args.artifacts, 1)[0]
     expected = single.lookup(shingles)
     started = time.process_time()

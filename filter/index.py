@@ -183,6 +183,14 @@ class ShingleIndex:
         return sum(segment.nbytes for segment in self.segments)
 
 
+def boilerplate_run(n_artifacts: int) -> int:
+    """Postings beyond which a shingle is boilerplate to a lookup of `n_artifacts` (more than
+    max(16, 0.1%) of them): its entries are read only for the artifacts a record may match
+    (LeftOut), not to choose them. A matter of cost alone: a check's candidates do not
+    depend on it (DerivedFilter._candidates)."""
+    return max(16, n_artifacts // 1000)
+
+
 def _kept(found, numbers, positions, removed):
     if removed is None or not len(numbers):
         return found, numbers, positions
@@ -244,6 +252,21 @@ class LeftOut:
             kept = ~np.isin(numbers, self._removed)
             at, which, places = at[kept], which[kept], places[kept]
         return at, which, places
+
+    def where(self, keep: np.ndarray) -> "LeftOut":
+        """The left-out shingles `keep` marks (a bool for each position)."""
+        kept = np.flatnonzero(keep)
+        sizes = np.diff(self.bounds)[kept]
+        rows = expand_ranges(self.bounds[kept], sizes)
+        return LeftOut(
+            self.positions[kept],
+            np.concatenate(([0], np.cumsum(sizes))),
+            self.segment[rows],
+            self.starts[rows],
+            self.counts[rows],
+            self._postings,
+            self._removed,
+        )
 
     def most_of_one(self) -> np.ndarray:
         """For each left-out position, the most entries one artifact has there (an artifact

@@ -1,5 +1,7 @@
 """DerivedFilter: is this record a copy of an emitted artifact? Verdict and Match say why."""
 
+from operator import itemgetter
+
 import numpy as np
 
 from filter import speedups
@@ -16,9 +18,11 @@ from filter.decision import (
     check_threshold,
 )
 from filter.errors import ShinglingMismatch
-from filter.index import ShingleIndex
+from filter.index import ShingleIndex, boilerplate_run
 from filter.shingles import DEFAULT_PARAMS, ShingleParams, readable, texts_shingles
 from filter.verdict import Match, MixedCoverage, Verdict
+
+_NONE = np.empty(0, dtype=np.uint32)
 
 
 class DerivedFilter:
@@ -175,45 +179,42 @@ class DerivedFilter:
         # the most anchors a record's boilerplate can give any one artifact
         left_over = np.bincount(left_owner, left_out.most_of_one(), len(texts)).astype(np.int64)
 
-        def all_anchors(record):
-            """The record's anchors, boilerplate included, with its own record positions.
-            owner and left_owner are sorted (the lookup keeps the shingles' order)."""
-            lo, hi = np.searchsorted(owner, (record, record + 1))
-            anchors = (query[lo:hi], artifact_no[lo:hi], artifact_pos[lo:hi])
-            if left_over[record]:
-                lo, hi = np.searchsorted(left_owner, (record, record + 1))
-                anchors = left_out[lo:hi].put_back(anchors)
-            return (anchors[0] - firsts[record], *anchors[1:])
-
         # A record with enough boilerplate to make a match of it alone may be a copy of that
         # boilerplate: of a skill kept in many versions, of a section a whole collection of
-        # pages shares. Its candidates are chosen from all its anchors. Any other record's
-        # are first chosen with all of its boilerplate counted for each artifact (what none
-        # can exceed), then by each one's own (_passages): the candidates are those of all the
-        # record's anchors either way, whatever the index counts as boilerplate, so a verdict
-        # does not depend on how many other artifacts share a phrase.
+        # pages shares. Its candidates are chosen from all its anchors, all its postings
+        # read. Any other record's are first chosen with all of its boilerplate counted for
+        # each artifact (what none can exceed), then by each one's own (_passages): the
+        # candidates are those of all the record's anchors either way, whatever the index
+        # counts as boilerplate, so a verdict does not depend on how many other artifacts
+        # share a phrase.
         whole = left_over >= self._fewest_min_shared
         part = ~whole[owner]
         chosen = list(self._candidates(owner[part], artifact_no[part], n_tokens, left_over))
+        if whole.any():
+            every = left_out.where(whole[left_owner]).put_back((_NONE, _NONE, _NONE))[:2]
+            anchors_of = (
+                np.concatenate((owner[~part], owner_of[every[0]])),
+                np.concatenate((artifact_no[~part], every[1])),
+            )
+            chosen += self._candidates(*anchors_of, n_tokens)
+            chosen.sort(key=itemgetter(0))
         if chosen:
             lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
-            chosen, passages = self._passages(chosen, n_tokens, lookup)
+            partly = left_owner[~whole[left_owner]]
+            chosen, passages = self._passages(chosen, n_tokens, lookup, partly)
             for (record, numbers), of_record in zip(chosen, passages, strict=True):
                 verdicts[record] = self._verdict_of(numbers, of_record, n_tokens[record])
-        for record in np.flatnonzero(whole).tolist():
-            anchors = all_anchors(record)
-            for _, numbers in self._candidates(None, anchors[1], [n_tokens[record]]):
-                verdicts[record] = self._verdict(anchors, numbers, n_tokens[record])
         return verdicts
 
-    def _passages(self, chosen: list, n_tokens: list[int], lookup: tuple) -> tuple[list, list]:
+    def _passages(self, chosen: list, n_tokens: list[int], lookup: tuple, partly) -> tuple:
         """The candidates and passages of a batch's records from the pairs `chosen`
-        ((record, [artifact numbers]), records ascending, each one's numbers ascending, chosen
-        with all of a record's boilerplate counted for each), its distinctive lookup and what
-        it left out: each pair's own boilerplate entries found, the pairs that do not reach
-        their bound with them dropped, every pair left aligned in one call. Of the
-        boilerplate only the chosen pairs' entries: a binary search a candidate, not a
-        million anchors for a stock phrase a million artifacts share."""
+        ((record, [artifact numbers]), records ascending, each one's numbers ascending), its
+        distinctive lookup and what it left out: each pair's own boilerplate entries found,
+        the pairs of records chosen with all of their boilerplate counted for each (`partly`:
+        whose each of their left-out shingles is) that do not reach their bound with their
+        own dropped, every pair left aligned in one call. Of the boilerplate only the chosen
+        pairs' entries: a binary search a candidate, not a million anchors for a stock phrase
+        a million artifacts share."""
         firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out = lookup
         n_artifacts = len(self.artifacts)
         pair_record, numbers, first, last = _pairs(chosen, len(n_tokens))
@@ -228,8 +229,8 @@ class DerivedFilter:
             owner = np.insert(owner, where, pair_record[which])
             artifact_no = np.insert(artifact_no, where, numbers[which])
             places = np.insert(places, where, left_places)
-        if len(left_owner):
-            chosen = self._exact(chosen, owner, artifact_no, n_tokens, left_owner)
+        if len(partly):
+            chosen = self._exact(chosen, owner, artifact_no, n_tokens, partly)
             pair_record, numbers, _, _ = _pairs(chosen, len(n_tokens))
         # a pair is named by record * artifacts + artifact: align_many takes the anchors of
         # the pairs asked for and leaves the others (other records', other artifacts')
@@ -276,8 +277,7 @@ class DerivedFilter:
         return self._decide(matches, n_tokens)
 
     def _max_run(self) -> int:
-        """Postings beyond which a shingle is boilerplate for choosing candidates."""
-        return max(16, len(self.artifacts) // 1000)
+        return boilerplate_run(len(self.artifacts))
 
     def _candidates(self, owner, artifact_no, n_tokens: list[int], slack=None):
         """(record, [artifact numbers]) for the records with artifacts that could make a Match
@@ -288,10 +288,10 @@ class DerivedFilter:
         The bounds are exact: a match holds no more shared shingles than its anchors, so one
         with fewer than its kind's min_shared never exceeds; and a passage of n anchors spans
         at most n * MAX_GAP tokens in either text, so one with fewer than that cannot reach
-        min_overlap of the smaller text. Boilerplate (a shingle in more than max(16, 0.1%) of
-        the artifacts) counts as the slack while candidates are chosen, and as each pair's own
-        entries once they are (check_many): what the index calls boilerplate changes a
-        check's cost, never its candidates.
+        min_overlap of the smaller text. Boilerplate (filter.index.boilerplate_run) counts as
+        the slack while candidates are chosen, and as each pair's own entries once they are
+        (check_many): what the index calls boilerplate changes a check's cost, never its
+        candidates.
         """
         tokens, min_shared = self.artifacts.tokens, self.artifacts.min_shared
         if not len(artifact_no):
