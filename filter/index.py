@@ -275,6 +275,8 @@ class LeftOut:
         entries are in artifact order within a segment, and an artifact is in one segment,
         so it is the longest run of one artifact in any of the position's rows."""
         most = np.zeros(len(self.counts), dtype=np.int64)
+        if not len(most):
+            return np.zeros(len(self.positions), dtype=np.int64)
         for segment, part in _by_segment(self.segment):
             rows = np.arange(len(self.counts))[part]
             counts = self.counts[rows].astype(np.int64)

@@ -146,17 +146,17 @@ class DerivedFilter:
         if not self.artifacts or not len(shingles):
             return Verdict(derived=False, matches=[], n_tokens=n_tokens)
         *anchors, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
-        slack = left_out.most_of_one().sum(keepdims=True)
-        if slack[0] >= self._fewest_min_shared:
-            anchors = left_out.put_back(anchors)
-        elif slack[0]:
-            # as in check_many: the artifacts that could be candidates with all of the
-            # boilerplate counted for each, then their own boilerplate postings alone
-            for _, numbers in self._candidates(None, anchors[1], [n_tokens], slack):
-                anchors = left_out.put_back(anchors, only=numbers)
-                break
+        if len(left_out):
+            slack = left_out.most_of_one().sum(keepdims=True)
+            if slack[0] >= self._fewest_min_shared:
+                anchors = left_out.put_back(anchors)
             else:
-                return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+                # as in check_many: the artifacts that could be candidates with all of the
+                # boilerplate counted for each, then their own boilerplate postings alone
+                chosen = next(self._candidates(None, anchors[1], [n_tokens], slack), None)
+                if chosen is None:
+                    return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+                anchors = left_out.put_back(anchors, only=chosen[1])
         for _, numbers in self._candidates(None, anchors[1], [n_tokens]):
             return self._verdict(anchors, numbers, n_tokens)
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
