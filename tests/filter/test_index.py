@@ -231,6 +231,38 @@ def test_a_batch_of_left_out_entries_is_each_records_put_back_of_its_artifacts(
         )
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    merged_at=st.sets(st.integers(1, 29), max_size=3),
+    max_run=st.sampled_from([0, 2, 5]),
+)
+def test_the_most_anchors_a_left_out_shingle_gives_one_artifact(seed, merged_at, max_run):
+    """LeftOut.most_of_one, the bound check_many chooses candidates with: for each left-out
+    position, the most entries of one artifact put_back adds there (an artifact may hold a
+    shingle several times, up to MAX_REPEATS), in segments or one; LeftOut.where keeps the
+    positions asked for and their entries."""
+    texts, pool = _random_texts(seed % 1000, n=30)
+    rng = np.random.default_rng(seed)
+    index = ShingleIndex()
+    for number, shingles in enumerate(texts):
+        repeated = rng.choice(pool, rng.integers(0, 4))
+        index.add(number, np.concatenate([shingles, np.repeat(repeated, rng.integers(1, 5))]))
+        if number in merged_at:
+            index.merge()
+    *anchors, left_out = index.lookup_distinctive(rng.choice(pool, 80), max_run=max_run)
+    none = [a[:0] for a in anchors]
+    found, numbers, places = left_out.put_back(none)
+    for i, position in enumerate(left_out.positions.tolist()):
+        _, counts = np.unique(numbers[found == position], return_counts=True)
+        assert left_out.most_of_one()[i] == counts.max()
+    keep = rng.random(len(left_out)) < 0.5
+    kept = left_out.where(keep)
+    assert kept.positions.tolist() == left_out.positions[keep].tolist()
+    mine = np.isin(found, left_out.positions[keep])
+    assert_same(kept.put_back(none), [found[mine], numbers[mine], places[mine]])
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     rows=st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=8),
