@@ -30,6 +30,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from datetime import UTC, datetime
@@ -49,7 +50,8 @@ from filter.segment_store import SegmentStore, StoreView
 from filter.shingles import texts_shingles
 
 ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "bench" / ".cache" / "registry"
+# each run in a folder of its own: two runs from one checkout must not share a store
+CACHE = ROOT / "bench" / ".cache"
 FILL_STEP = 20_000
 _EMPTY = np.empty(0, dtype=np.uint64)
 _EMITTED = datetime(2026, 12, 1, tzinfo=UTC)
@@ -97,8 +99,8 @@ class Artifacts:
         )
 
 
-def build_floor() -> Path:
-    binary = WORK / "floor"
+def build_floor(work: Path) -> Path:
+    binary = work / "floor"
     compiler = shutil.which("cc") or shutil.which("gcc")
     subprocess.run(
         [compiler, "-O3", "-o", str(binary), str(ROOT / "bench" / "floor.c")], check=True
@@ -114,7 +116,7 @@ def write_records(records: list[str], path: Path) -> None:
 
 
 def floor_speeds(binary, artifacts: Artifacts, size: int, files: dict) -> dict:
-    hashes = WORK / "floor-hashes.bin"
+    hashes = binary.parent / "floor-hashes.bin"
     artifacts.shingles[: artifacts.starts[size]].tofile(hashes)
     run = subprocess.run(
         [str(binary), str(hashes), *(str(files[h]) for h in HALVES), "--repeats", "3"],
@@ -221,15 +223,22 @@ def run(args) -> tuple[list[dict], dict]:
     generated = blocks(words, needed, seed=args.seed)
     say("shingling every artifact...")
     artifacts = Artifacts(work.artifacts, generated)
-    if WORK.exists():
-        shutil.rmtree(WORK)
-    WORK.mkdir(parents=True)
-    store = SegmentStore(WORK / "store")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    work_dir = Path(tempfile.mkdtemp(prefix="registry-", dir=CACHE))
+    try:
+        return measure_all(args, work, halves, artifacts, work_dir, corpus_is)
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def measure_all(args, work, halves, artifacts, work_dir: Path, corpus_is) -> tuple[list, dict]:
+    sizes = sorted(args.sizes)
+    store = SegmentStore(work_dir / "store")
     view = StoreView(store)
-    files = {h: WORK / f"records-{i}.bin" for i, h in enumerate(HALVES)}
+    files = {h: work_dir / f"records-{i}.bin" for i, h in enumerate(HALVES)}
     for half in HALVES:
         write_records([work.records[i] for i in halves[half]], files[half])
-    floor = build_floor()
+    floor = build_floor(work_dir)
     derived_filter = DerivedFilter()
     rows = []
     for size in sizes:
