@@ -50,7 +50,7 @@ is_word(Py_UCS4 c)
 static inline int
 is_mark(Py_UCS4 c)
 {
-    return (mark_bits[c >> 3] >> (c & 7)) & 1;
+    return c >= 0x80 && ((mark_bits[c >> 3] >> (c & 7)) & 1); /* (set_marks: none is ASCII) */
 }
 
 static PyObject *
@@ -242,7 +242,7 @@ put_utf8(unsigned char *out, Py_UCS4 c)
 static inline Py_UCS4
 ascii_lower(Py_UCS4 c)
 {
-    return (c - 'A' < 26u) ? c + 32 : c;
+    return c + ((Py_UCS4)(c - 'A' < 26u) << 5); /* (no branch: a stretch's loop vectorises) */
 }
 
 /* The word of an ASCII text that starts at i (a letter or digit), lowered, hashed onto `out`:
@@ -2097,6 +2097,24 @@ forms_for(PyObject *piece_form)
     return 0;
 }
 
+/* Where the run of ASCII from i ends: a word's worth of characters at a time, then one */
+static inline __attribute__((always_inline)) Py_ssize_t
+ascii_run_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    const uint64_t high = kind == PyUnicode_1BYTE_KIND   ? 0x8080808080808080ULL
+                          : kind == PyUnicode_2BYTE_KIND ? 0xFF80FF80FF80FF80ULL
+                                                         : 0xFFFFFF80FFFFFF80ULL;
+    for (const Py_ssize_t per = 8 / kind; i + per <= n; i += per) {
+        uint64_t chars;
+        memcpy(&chars, (const char *)data + i * kind, 8);
+        if (chars & high)
+            break;
+    }
+    while (i < n && AT(i) < 0x80)
+        i++;
+    return i;
+}
+
 /* The text (kind, data, n) normalised by pieces onto the end of `out` (code points): 1, or 0
  * where a piece does not join as it stands (`out` as it was), or -1 with an exception. Inlined
  * for each kind: the stretches of ASCII, most of a text, are read in its own width. */
@@ -2105,17 +2123,20 @@ normalised_onto(int kind, const void *data, Py_ssize_t n, PyObject *piece_form, 
 {
     Py_ssize_t had = out->len, i = 0, end;
     while (i < n) {
-        /* a stretch of ASCII no mark follows, lowered in one loop, with room for the rest of
-         * the text (only a piece whose form is longer needs more) */
+        /* a stretch of ASCII no mark follows (all of a run but a last character before one
+         * that is not ASCII), lowered in one loop, with room for the rest of the text (only a
+         * piece whose form is longer needs more) */
         if (u32s_room(out, n - i) < 0)
             return -1;
-        uint32_t *into = (uint32_t *)out->data + out->len;
-        Py_ssize_t from = i;
-        while (i < n && AT(i) < 0x80 && (i + 1 >= n || AT(i + 1) < 0x80)) {
-            into[i - from] = ascii_lower(AT(i));
-            i++;
+        Py_ssize_t run_end = ascii_run_end(kind, data, n, i);
+        Py_ssize_t stretch_end = run_end < n ? run_end - 1 : n;
+        if (stretch_end > i) {
+            uint32_t *into = (uint32_t *)out->data + out->len;
+            for (Py_ssize_t j = i; j < stretch_end; j++)
+                into[j - i] = ascii_lower(AT(j));
+            out->len += stretch_end - i;
+            i = stretch_end;
         }
-        out->len += i - from;
         if (i >= n)
             break;
         if ((end = piece_end(kind, data, n, i)) < 0) {
