@@ -1,5 +1,5 @@
-/* The matcher's two hot loops in C: the words of a normalised text hashed into k-shingles, and
- * the chaining of anchors into passages. filter/normalise.py, filter/shingles.py and
+/* The matcher's two hot loops in C: the words of a text, normalised and its markup cut, hashed
+ * into k-shingles in one pass (text_shingles), and the chaining of anchors into passages. filter/normalise.py, filter/shingles.py and
  * filter/align.py hold the pure-Python reference of each, and are the fallback when this module
  * is not built (filter/speedups.py); tests/filter checks both give the same results.
  *
