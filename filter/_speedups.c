@@ -1,5 +1,5 @@
-/* The matcher's two hot loops in C: the words of a normalised text hashed into k-shingles, and
- * the chaining of anchors into passages. filter/normalise.py, filter/shingles.py and
+/* The matcher's two hot loops in C: the words of a text, normalised and its markup cut, hashed
+ * into k-shingles in one pass (text_shingles), and the chaining of anchors into passages. filter/normalise.py, filter/shingles.py and
  * filter/align.py hold the pure-Python reference of each, and are the fallback when this module
  * is not built (filter/speedups.py); tests/filter checks both give the same results.
  *
@@ -9,9 +9,10 @@
  * (Modules/_sre/sre.c: SRE_UNI_IS_WORD(ch) is SRE_UNI_IS_ALNUM(ch) || ch == '_', and
  * SRE_UNI_IS_ALNUM is Py_UNICODE_ISALNUM), so `[^\W_]` is ISALNUM; tests/filter checks every
  * code point. The marks are handed over by filter/normalise.py (set_marks), from the same
- * ranges its regex is built of. The text comes in stripped of markup, NFKC-normalised and
- * casefolded (filter/normalise.py does that in Python: unicodedata is C already), or ASCII,
- * whose letters are lowered here.
+ * ranges its regex is built of. The words are read from the text as filter/normalise.py's
+ * word_bytes reads them: ASCII as it stands, its letters lowered here; any other text
+ * NFKC-normalised and casefolded first (by pieces whose forms Python's unicodedata gives once,
+ * see normalised below); then its markup cut (strip_markup below).
  *
  * Hashes. Each word is hashed as UTF-8 with xxh3-64 (XXH3_64bits, which python-xxhash's
  * xxh3_64_intdigest is), and the hash of the shingle at token i is the polynomial
@@ -30,7 +31,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 9
+#define SPEEDUPS_API 10
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -49,7 +50,7 @@ is_word(Py_UCS4 c)
 static inline int
 is_mark(Py_UCS4 c)
 {
-    return (mark_bits[c >> 3] >> (c & 7)) & 1;
+    return c >= 0x80 && ((mark_bits[c >> 3] >> (c & 7)) & 1); /* (set_marks: none is ASCII) */
 }
 
 static PyObject *
@@ -241,157 +242,58 @@ put_utf8(unsigned char *out, Py_UCS4 c)
 static inline Py_UCS4
 ascii_lower(Py_UCS4 c)
 {
-    return (c - 'A' < 26u) ? c + 32 : c;
+    return c + ((Py_UCS4)(c - 'A' < 26u) << 5); /* (no branch: a stretch's loop vectorises) */
 }
 
-/* The words of an ASCII text, lowered, hashed: the common case, read as bytes. Here and below
- * without the GIL (shingles releases it): the raw allocator, and -1 without an exception set
- * when it has no room. */
-static int
-hash_ascii_words(const unsigned char *s, Py_ssize_t n, Growable *out, Bytes *word)
+/* The word of an ASCII text that starts at i (a letter or digit), lowered, hashed onto `out`:
+ * where it ends. Here and below without the GIL (text_shingles releases it): the raw
+ * allocator, and -1 without an exception set when it has no room. */
+static inline Py_ssize_t
+hash_ascii_word(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Growable *out, Bytes *word)
 {
-    Py_ssize_t i = 0;
-    while (i < n) {
-        if (!ascii_word[s[i]]) {
-            i++;
-            continue;
-        }
-        Py_ssize_t start = i;
-        int upper = 0;
-        while (i < n && ascii_word[s[i]]) {
-            upper |= ((unsigned)(s[i] - 'A') < 26u);
-            i++;
-        }
-        const unsigned char *bytes = s + start;
-        if (upper) {
-            if (raw_bytes_reserve(word, i - start) < 0)
-                return -1;
-            for (Py_ssize_t j = start; j < i; j++)
-                word->data[j - start] = (unsigned char)ascii_lower(s[j]);
-            bytes = word->data;
-        }
-        if (raw_u64s_push(out, XXH3_64bits(bytes, (size_t)(i - start))) < 0)
+    Py_ssize_t start = i;
+    int upper = 0;
+    while (i < n && ascii_word[s[i]]) {
+        upper |= ((unsigned)(s[i] - 'A') < 26u);
+        i++;
+    }
+    const unsigned char *bytes = s + start;
+    if (upper) {
+        if (raw_bytes_reserve(word, i - start) < 0)
             return -1;
+        for (Py_ssize_t j = start; j < i; j++)
+            word->data[j - start] = (unsigned char)ascii_lower(s[j]);
+        bytes = word->data;
     }
-    return 0;
+    if (raw_u64s_push(out, XXH3_64bits(bytes, (size_t)(i - start))) < 0)
+        return -1;
+    return i;
 }
 
-/* The words of any other text, as its kind stores it (1, 2 or 4 bytes a character). */
-#define HASH_WORDS_OF_KIND(NAME, TYPE)                                                        \
-    static int NAME(const TYPE *s, Py_ssize_t n, Growable *out, Bytes *word)                  \
-    {                                                                                         \
-        Py_ssize_t i = 0;                                                                     \
-        while (i < n) {                                                                       \
-            Py_UCS4 c = s[i];                                                                 \
-            if (!is_word(c)) {                                                                \
-                i++;                                                                          \
-                continue;                                                                     \
-            }                                                                                 \
-            Py_ssize_t start = i++;                                                           \
-            while (i < n && (is_word(s[i]) || is_mark(s[i])))                                 \
-                i++;                                                                          \
-            if (raw_bytes_reserve(word, 4 * (i - start)) < 0)                                 \
-                return -1;                                                                    \
-            Py_ssize_t len = 0;                                                               \
-            for (Py_ssize_t j = start; j < i; j++)                                            \
-                len += put_utf8(word->data + len, ascii_lower(s[j]));                         \
-            if (raw_u64s_push(out, XXH3_64bits(word->data, (size_t)len)) < 0)                 \
-                return -1;                                                                    \
-        }                                                                                     \
-        return 0;                                                                             \
-    }
-
-HASH_WORDS_OF_KIND(hash_ucs1_words, Py_UCS1)
-HASH_WORDS_OF_KIND(hash_ucs2_words, Py_UCS2)
-HASH_WORDS_OF_KIND(hash_ucs4_words, Py_UCS4)
-
-/* A text's words hashed onto `out`; `text` is a ready str (shingles checked it). */
-static int
-hash_words(PyObject *text, Growable *out, Bytes *word)
+/* The word of a normalised text (code points) that starts at i (a letter or digit), hashed
+ * as UTF-8 onto `out`, its bytes written as it is read: where it ends, or -1. */
+static inline Py_ssize_t
+hash_ucs4_word(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, Growable *out, Bytes *word)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    const void *data = PyUnicode_DATA(text);
-    if (PyUnicode_IS_ASCII(text))
-        return hash_ascii_words(data, n, out, word);
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        return hash_ucs1_words(data, n, out, word);
-    case PyUnicode_2BYTE_KIND:
-        return hash_ucs2_words(data, n, out, word);
-    default:
-        return hash_ucs4_words(data, n, out, word);
-    }
+    if (raw_bytes_reserve(word, 4 * (n - i)) < 0)
+        return -1;
+    Py_ssize_t len = 0;
+    Py_UCS4 c = s[i];
+    do {
+        len += put_utf8(word->data + len, ascii_lower(c));
+    } while (++i < n && (is_word(c = s[i]) || is_mark(c)));
+    if (raw_u64s_push(out, XXH3_64bits(word->data, (size_t)len)) < 0)
+        return -1;
+    return i;
 }
 
-/* shingles(texts, k) -> (shingle hashes, token counts)
- *
- * The words of each text hashed, and every window of k consecutive hashes of one text mixed
- * into a shingle hash: the shingles of all texts one after another, as uint64 in a bytearray,
- * and each text's word count, as int64 in a bytearray. A text of n words has max(n - k + 1, 0)
- * shingles. The texts are checked first; the hashing and the mixing run without the GIL (the
- * sequence holds the texts, and a str does not change), so a server's other threads and
- * check_many's callers use the other cores meanwhile. */
-static PyObject *
-shingles(PyObject *self, PyObject *args)
+/* Every window of k consecutive word hashes of one text mixed into a shingle hash, the texts'
+ * one after another: `hashes` holds count_of[t] word hashes of text t, in order, and `out`
+ * room for the shingles (max(count - k + 1, 0) a text). Without the GIL. */
+static void
+mix_shingles(const uint64_t *h, const int64_t *count_of, Py_ssize_t n_texts, Py_ssize_t k,
+             uint64_t *out)
 {
-    PyObject *texts;
-    Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "On:shingles", &texts, &k))
-        return NULL;
-    if (k < 1)
-        return PyErr_Format(PyExc_ValueError, "shingles: k must be at least 1, not %zd", k);
-    if (mark_bits == NULL)
-        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
-    PyObject *seq = PySequence_Fast(texts, "shingles: texts must be a sequence of str");
-    if (seq == NULL)
-        return NULL;
-    Py_ssize_t n_texts = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    for (Py_ssize_t t = 0; t < n_texts; t++) {
-        if (!PyUnicode_Check(items[t])) {
-            PyErr_Format(PyExc_TypeError, "shingles: texts must be str, not %.100s",
-                         Py_TYPE(items[t])->tp_name);
-            Py_DECREF(seq);
-            return NULL;
-        }
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(items[t]) < 0) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-#endif
-    }
-    PyObject *counts = PyByteArray_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(int64_t));
-    Growable hashes = {0};
-    Bytes word = {0};
-    PyObject *result = NULL, *mixed = NULL;
-    if (counts == NULL)
-        goto done;
-    int64_t *count_of = (int64_t *)PyByteArray_AS_STRING(counts);
-    Py_ssize_t n_shingles = 0;
-    int out_of_memory = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t t = 0; t < n_texts; t++) {
-        Py_ssize_t before = hashes.len;
-        if (hash_words(items[t], &hashes, &word) < 0) {
-            out_of_memory = 1;
-            break;
-        }
-        count_of[t] = hashes.len - before;
-        if (count_of[t] >= k)
-            n_shingles += count_of[t] - k + 1;
-    }
-    Py_END_ALLOW_THREADS
-    if (out_of_memory) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    mixed = PyByteArray_FromStringAndSize(NULL, n_shingles * (Py_ssize_t)sizeof(uint64_t));
-    if (mixed == NULL)
-        goto done;
-    uint64_t *out = (uint64_t *)PyByteArray_AS_STRING(mixed);
-    const uint64_t *h = hashes.data;
-    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_texts; t++) {
         for (Py_ssize_t i = 0; i + k <= count_of[t]; i++) {
             uint64_t value = h[i];
@@ -401,20 +303,11 @@ shingles(PyObject *self, PyObject *args)
         }
         h += count_of[t];
     }
-    Py_END_ALLOW_THREADS
-    result = PyTuple_Pack(2, mixed, counts);
-done:
-    Py_XDECREF(mixed);
-    Py_XDECREF(counts);
-    Py_DECREF(seq);
-    PyMem_RawFree(hashes.data);
-    PyMem_RawFree(word.data);
-    return result;
 }
 
 /* -- markup ------------------------------------------------------------------------------
  *
- * strip_markup(text) is filter/normalise.py's _cut_markup(text), for a text that is ASCII or
+ * strip_markup(text) is filter/markup.py's cut_markup(text), for a text that is ASCII or
  * normalised already (the rules read the normalised text): its _MARKUP applied to "\n" + text,
  * a match that starts with a line break replaced by "\n" and any other by " ". The regexes are
  * matched here by hand: every part of them is greedy and can only succeed one way (a shorter
@@ -742,42 +635,73 @@ may_start_inline(Py_UCS4 c)
  * test a character in the pass over text that holds none, which is most of it. */
 static const unsigned char starts_a_rule[128] = {['\n'] = 1, ['<'] = 1, ['&'] = 1, ['\\'] = 1, ['^'] = 1};
 
-#define STRIP_OF_KIND(NAME, TYPE)                                                             \
-    static Py_ssize_t NAME(int kind, const void *data, Py_ssize_t n, TYPE *out)               \
-    {                                                                                         \
-        const TYPE *s = data;                                                                 \
-        Py_ssize_t len = 0, done = 0, i, end;                                                 \
-        out[len++] = '\n';                                                                    \
-        if ((end = line_markup_end(kind, data, n, 0)) >= 0)                                   \
-            done = end;                                                                       \
-        i = done;                                                                             \
-        while (i < n) {                                                                       \
-            TYPE c = s[i];                                                                    \
-            if (c >= 128 || !starts_a_rule[c]) {                                              \
-                i++;                                                                          \
-                continue;                                                                     \
-            }                                                                                 \
-            if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0) {            \
-                memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
-                len += i - done;                                                              \
-                out[len++] = '\n';                                                            \
-                done = i = end;                                                               \
-            } else if (may_start_inline(c) && (end = inline_end(kind, data, n, i)) >= 0) {     \
-                memcpy(out + len, s + done, (i - done) * sizeof(TYPE));                       \
-                len += i - done;                                                              \
-                out[len++] = ' ';                                                             \
-                done = i = end;                                                               \
-            } else {                                                                          \
-                i++;                                                                          \
-            }                                                                                 \
-        }                                                                                     \
-        memcpy(out + len, s + done, (n - done) * sizeof(TYPE));                               \
-        return len + n - done;                                                                \
-    }
+/* The cut (cut_markup's) of a text, ASCII or normalised, in one pass: each stretch its markup
+ * leaves is handed to keep(state, separator, from, to) with what the cut puts before it ("\n"
+ * before the first and for a line match, " " for an inline one), and the scan goes on from
+ * past(state, i) at each character i that starts no markup. strip_markup writes the stretches
+ * out and steps a character at a time; text_shingles keeps nothing and hashes each word where
+ * it starts, stepping past it (no word holds a character markup starts with, so the words
+ * met are the words of the text cut). Inlined where the kind and the callbacks are
+ * constants, so each caller has a scan of its own. -1 where a callback fails. */
+typedef int (*Keep)(void *state, Py_UCS4 separator, Py_ssize_t from, Py_ssize_t to);
+typedef Py_ssize_t (*Past)(void *state, Py_ssize_t i);
 
-STRIP_OF_KIND(strip_ucs1, Py_UCS1)
-STRIP_OF_KIND(strip_ucs2, Py_UCS2)
-STRIP_OF_KIND(strip_ucs4, Py_UCS4)
+static inline __attribute__((always_inline)) int
+cut_scan(int kind, const void *data, Py_ssize_t n, Keep keep, Past past, void *state)
+{
+    Py_ssize_t done = 0, i, end;
+    Py_UCS4 separator = '\n', cut;
+    if ((end = line_markup_end(kind, data, n, 0)) >= 0)
+        done = end;
+    i = done;
+    while (i < n) {
+        Py_UCS4 c = AT(i);
+        if (c >= 128 || !starts_a_rule[c]) {
+            if ((i = past(state, i)) < 0)
+                return -1;
+            continue;
+        }
+        if (c == '\n' && (end = line_markup_end(kind, data, n, i + 1)) >= 0)
+            cut = '\n';
+        else if (may_start_inline(c) && (end = inline_end(kind, data, n, i)) >= 0)
+            cut = ' ';
+        else {
+            i++;
+            continue;
+        }
+        if (keep(state, separator, done, i) < 0)
+            return -1;
+        separator = cut;
+        done = i = end;
+    }
+    return keep(state, separator, done, n);
+}
+
+/* strip_markup's callbacks: the separator and the stretch written out, in the text's kind */
+typedef struct {
+    int kind;
+    const char *text;
+    char *out;
+    Py_ssize_t len; /* characters written */
+} Copy;
+
+static inline int
+keep_copy(void *state, Py_UCS4 separator, Py_ssize_t from, Py_ssize_t to)
+{
+    Copy *copy = state;
+    PyUnicode_WRITE(copy->kind, copy->out, copy->len, separator);
+    copy->len++;
+    memcpy(copy->out + copy->len * copy->kind, copy->text + from * copy->kind,
+           (size_t)((to - from) * copy->kind));
+    copy->len += to - from;
+    return 0;
+}
+
+static inline Py_ssize_t
+past_character(void *state, Py_ssize_t i)
+{
+    return i + 1;
+}
 
 static PyObject *
 strip_markup(PyObject *self, PyObject *text)
@@ -791,21 +715,22 @@ strip_markup(PyObject *self, PyObject *text)
 #endif
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), len;
-    void *out = PyMem_RawMalloc((n + 1) * kind);
-    if (out == NULL)
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* a cut replaces at least one character with one, and puts one before the first line */
+    Copy copy = {kind, data, PyMem_RawMalloc((n + 1) * kind), 0};
+    if (copy.out == NULL)
         return PyErr_NoMemory();
     /* without the GIL: the scan reads the str (held by the caller) and writes `out` */
     Py_BEGIN_ALLOW_THREADS
     if (kind == PyUnicode_1BYTE_KIND)
-        len = strip_ucs1(kind, data, n, out);
+        cut_scan(PyUnicode_1BYTE_KIND, data, n, keep_copy, past_character, &copy);
     else if (kind == PyUnicode_2BYTE_KIND)
-        len = strip_ucs2(kind, data, n, out);
+        cut_scan(PyUnicode_2BYTE_KIND, data, n, keep_copy, past_character, &copy);
     else
-        len = strip_ucs4(kind, data, n, out);
+        cut_scan(PyUnicode_4BYTE_KIND, data, n, keep_copy, past_character, &copy);
     Py_END_ALLOW_THREADS
-    PyObject *stripped = PyUnicode_FromKindAndData(kind, out, len);
-    PyMem_RawFree(out);
+    PyObject *stripped = PyUnicode_FromKindAndData(kind, copy.out, copy.len);
+    PyMem_RawFree(copy.out);
     return stripped;
 }
 
@@ -1718,21 +1643,33 @@ pieces_push(Growable *b, Py_ssize_t out_start, Py_ssize_t text_start, Py_ssize_t
 
 /* The end of the piece _NON_ASCII_CHAR matches at i, or -1:
  * (?:[\x00-\x7f](?=[INVISIBLE]*[COMBINING]))?[^\x00-\x7f][COMBINING INVISIBLE]* */
-static Py_ssize_t
-piece_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i)
+#define AT(i) PyUnicode_READ(kind, data, (i))
+
+static inline Py_ssize_t
+piece_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 {
-    if (s[i] < 0x80) { /* an ASCII character a mark follows */
+    if (AT(i) < 0x80) { /* an ASCII character a mark follows */
         Py_ssize_t j = i + 1;
-        while (j < n && is_invisible(s[j]))
+        while (j < n && is_invisible(AT(j)))
             j++;
-        if (!(j < n && is_mark(s[j])))
+        if (!(j < n && is_mark(AT(j))))
             return -1;
         i++;
     }
     i++; /* a non-ASCII character (after an ASCII one: the invisible one or mark after it) */
-    while (i < n && (is_mark(s[i]) || is_invisible(s[i])))
+    while (i < n && (is_mark(AT(i)) || is_invisible(AT(i))))
         i++;
     return i;
+}
+
+/* Room in `b` (code points) for `room` more; -1 with MemoryError */
+static int
+u32s_room(Growable *b, Py_ssize_t room)
+{
+    while (b->cap - b->len < room)
+        if (growable_grow(b, sizeof(uint32_t), room) < 0)
+            return -1;
+    return 0;
 }
 
 static int
@@ -1740,9 +1677,13 @@ u32s_append_str(Growable *out, PyObject *str)
 {
     int kind = PyUnicode_KIND(str);
     const void *data = PyUnicode_DATA(str);
-    for (Py_ssize_t j = 0, m = PyUnicode_GET_LENGTH(str); j < m; j++)
-        if (u32s_push(out, PyUnicode_READ(kind, data, j)) < 0)
-            return -1;
+    Py_ssize_t m = PyUnicode_GET_LENGTH(str);
+    if (u32s_room(out, m) < 0)
+        return -1;
+    uint32_t *into = (uint32_t *)out->data + out->len;
+    for (Py_ssize_t j = 0; j < m; j++)
+        into[j] = AT(j);
+    out->len += m;
     return 0;
 }
 
@@ -1758,7 +1699,7 @@ normalised_with_pieces(const Py_UCS4 *s, Py_ssize_t n, PyObject *normalise, Grow
     Py_ssize_t done = 0, i = 0, end;
     int failed = -1;
     while (i < n) {
-        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(s, n, i)) < 0) {
+        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(PyUnicode_4BYTE_KIND, s, n, i)) < 0) {
             i++;
             continue;
         }
@@ -2090,12 +2031,14 @@ form_called(PyObject *piece_form, PyObject *piece, int *joins)
     return form;
 }
 
-/* The form of the piece s[0:n] (borrowed: the cache holds it), or NULL with an exception */
+/* The form of the piece data[from:from + n] (borrowed: the cache holds it), or NULL with an
+ * exception */
 static PyObject *
-form_of(const Py_UCS4 *s, Py_ssize_t n, PyObject *piece_form, int *joins)
+form_of(int kind, const void *data, Py_ssize_t from, Py_ssize_t n, PyObject *piece_form,
+        int *joins)
 {
     if (n == 1) {
-        Py_UCS4 c = s[0];
+        Py_UCS4 c = AT(from);
         Form **page = &form_pages[c >> 8];
         if (*page == NULL && (*page = PyMem_Calloc(256, sizeof(Form))) == NULL) {
             PyErr_NoMemory();
@@ -2114,7 +2057,7 @@ form_of(const Py_UCS4 *s, Py_ssize_t n, PyObject *piece_form, int *joins)
         *joins = slot->joins;
         return slot->form;
     }
-    PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+    PyObject *piece = PyUnicode_FromKindAndData(kind, (const char *)data + from * kind, n);
     if (piece == NULL)
         return NULL;
     PyObject *pair = PyDict_GetItemWithError(piece_forms, piece); /* borrowed */
@@ -2137,67 +2080,319 @@ form_of(const Py_UCS4 *s, Py_ssize_t n, PyObject *piece_form, int *joins)
     return PyTuple_GET_ITEM(pair, 0);
 }
 
-static PyObject *
-normalised(PyObject *self, PyObject *args)
+/* The cache ready for `piece_form` (emptied if it held another's forms); -1 with an exception */
+static int
+forms_for(PyObject *piece_form)
 {
-    PyObject *text, *piece_form, *result = NULL;
-    if (!PyArg_ParseTuple(args, "OO:normalised", &text, &piece_form))
-        return NULL;
-    if (mark_bits == NULL)
-        return PyErr_Format(PyExc_RuntimeError, "set_marks was never called");
+    if (mark_bits == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "set_marks was never called");
+        return -1;
+    }
     if (piece_forms == NULL && (piece_forms = PyDict_New()) == NULL)
-        return NULL;
+        return -1;
     if (forms_by != piece_form) {
         forms_clear();
         Py_XSETREF(forms_by, Py_NewRef(piece_form));
     }
-    Py_ssize_t n;
-    Py_UCS4 *s = code_points_of(text, "normalised", &n);
-    if (s == NULL)
-        return NULL;
-    Growable out = {0};
-    /* room for the text as long as it is: only a piece whose form is longer grows it */
-    if (growable_grow(&out, sizeof(uint32_t), n + 1) < 0)
-        goto done;
-    Py_ssize_t i = 0, end;
+    return 0;
+}
+
+/* Where the run of ASCII from i ends: a word's worth of characters at a time, then one */
+static inline __attribute__((always_inline)) Py_ssize_t
+ascii_run_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    const uint64_t high = kind == PyUnicode_1BYTE_KIND   ? 0x8080808080808080ULL
+                          : kind == PyUnicode_2BYTE_KIND ? 0xFF80FF80FF80FF80ULL
+                                                         : 0xFFFFFF80FFFFFF80ULL;
+    for (const Py_ssize_t per = 8 / kind; i + per <= n; i += per) {
+        uint64_t chars;
+        memcpy(&chars, (const char *)data + i * kind, 8);
+        if (chars & high)
+            break;
+    }
+    while (i < n && AT(i) < 0x80)
+        i++;
+    return i;
+}
+
+/* The text (kind, data, n) normalised by pieces onto the end of `out` (code points): 1, or 0
+ * where a piece does not join as it stands (`out` as it was), or -1 with an exception. Inlined
+ * for each kind: the stretches of ASCII, most of a text, are read in its own width. */
+static inline __attribute__((always_inline)) int
+normalised_onto(int kind, const void *data, Py_ssize_t n, PyObject *piece_form, Growable *out)
+{
+    Py_ssize_t had = out->len, i = 0, end;
     while (i < n) {
-        /* a stretch of ASCII no mark follows, lowered in one loop, with room for the rest
-         * of the text (a doubling always makes it: the room was n + 1 at least) */
-        if (out.cap - out.len < n - i && growable_grow(&out, sizeof(uint32_t), 0) < 0)
-            goto done;
-        uint32_t *into = (uint32_t *)out.data + out.len;
-        Py_ssize_t from = i;
-        while (i < n && s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) {
-            into[i - from] = ascii_lower(s[i]);
-            i++;
+        /* a stretch of ASCII no mark follows (all of a run but a last character before one
+         * that is not ASCII), lowered in one loop, with room for the rest of the text (only a
+         * piece whose form is longer needs more) */
+        if (u32s_room(out, n - i) < 0)
+            return -1;
+        Py_ssize_t run_end = ascii_run_end(kind, data, n, i);
+        Py_ssize_t stretch_end = run_end < n ? run_end - 1 : n;
+        if (stretch_end > i) {
+            uint32_t *into = (uint32_t *)out->data + out->len;
+            for (Py_ssize_t j = i; j < stretch_end; j++)
+                into[j - i] = ascii_lower(AT(j));
+            out->len += stretch_end - i;
+            i = stretch_end;
         }
-        out.len += i - from;
         if (i >= n)
             break;
-        if ((end = piece_end(s, n, i)) < 0) {
-            if (u32s_push(&out, ascii_lower(s[i])) < 0)
-                goto done;
+        if ((end = piece_end(kind, data, n, i)) < 0) {
+            ((uint32_t *)out->data)[out->len++] = ascii_lower(AT(i)); /* (in the room) */
             i++;
             continue;
         }
         int joins;
-        PyObject *form = form_of(s + i, end - i, piece_form, &joins);
+        PyObject *form = form_of(kind, data, i, end - i, piece_form, &joins);
         if (form == NULL)
-            goto done;
+            return -1;
         if (!joins) {
-            result = Py_NewRef(Py_None);
-            goto done;
+            out->len = had;
+            return 0;
         }
-        if (u32s_append_str(&out, form) < 0)
-            goto done;
+        if (u32s_append_str(out, form) < 0)
+            return -1;
         i = end;
     }
-    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.len);
-done:
-    PyMem_Free(s);
+    return 1;
+}
+
+/* normalised_onto for a ready str */
+static int
+str_normalised_onto(PyObject *text, PyObject *piece_form, Growable *out)
+{
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return normalised_onto(PyUnicode_1BYTE_KIND, data, n, piece_form, out);
+    case PyUnicode_2BYTE_KIND:
+        return normalised_onto(PyUnicode_2BYTE_KIND, data, n, piece_form, out);
+    default:
+        return normalised_onto(PyUnicode_4BYTE_KIND, data, n, piece_form, out);
+    }
+}
+
+static PyObject *
+normalised(PyObject *self, PyObject *args)
+{
+    PyObject *text, *piece_form, *result = NULL;
+    if (!PyArg_ParseTuple(args, "UO:normalised", &text, &piece_form))
+        return NULL;
+    if (forms_for(piece_form) < 0)
+        return NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    Growable out = {0};
+    int joined = str_normalised_onto(text, piece_form, &out);
+    if (joined > 0)
+        result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.len);
+    else if (joined == 0)
+        result = Py_NewRef(Py_None);
     PyMem_Free(out.data);
     return result;
 }
+
+/* -- the shingles of texts, one pass each --------------------------------------------------
+ *
+ * text_shingles(texts, k, piece_form, normalise) -> (shingle hashes, word counts)
+ *
+ * filter/shingles.py's texts_shingles in one call. Each text normalised by pieces unless it
+ * is ASCII (normalised above; a text with a piece that does not join is normalised whole by
+ * `normalise`, filter/normalise.py's _normalise), then its markup cut and its words hashed in
+ * the one scan (cut_scan, hash_ascii_word, hash_ucs4_word); then every window of k consecutive
+ * word hashes of one text mixed into a shingle hash. The shingles of all texts one after
+ * another, as uint64 in a bytearray, and each text's word count, as int64 in a bytearray; a
+ * text of n words has max(n - k + 1, 0) shingles. No str is made between the steps: the
+ * normalised texts are code points in one buffer, which the cut reads as the ASCII texts
+ * are read, where they stand.
+ *
+ * Only the normalising calls Python (the cache's misses, a text normalised whole); the rest
+ * runs without the GIL, so a server's other threads and check_many's callers use the other
+ * cores meanwhile. The texts are taken a stretch at a time, as many as fill FLUSH_AT code points
+ * of normalised text (hashed while it is still in the cache), the ASCII ones read where they
+ * stand. */
+
+#define FLUSH_AT 65536
+
+/* Where a ready text's words are read from: an ASCII str's own bytes, or else `n` normalised
+ * code points at `at` in the buffer */
+typedef struct {
+    const unsigned char *ascii;
+    Py_ssize_t at, n;
+} Ready;
+
+/* text_shingles' callbacks of the cut: nothing kept, each word hashed where it starts */
+typedef struct {
+    const void *text;
+    Py_ssize_t n;
+    Growable *hashes;
+    Bytes *word;
+} Hashing;
+
+static inline int
+keep_nothing(void *state, Py_UCS4 separator, Py_ssize_t from, Py_ssize_t to)
+{
+    return 0;
+}
+
+static inline Py_ssize_t
+past_ascii_word(void *state, Py_ssize_t i)
+{
+    Hashing *h = state;
+    const unsigned char *s = h->text;
+    return ascii_word[s[i]] ? hash_ascii_word(s, h->n, i, h->hashes, h->word) : i + 1;
+}
+
+static inline Py_ssize_t
+past_normalised_word(void *state, Py_ssize_t i)
+{
+    Hashing *h = state;
+    const Py_UCS4 *s = h->text;
+    return is_word(s[i]) ? hash_ucs4_word(s, h->n, i, h->hashes, h->word) : i + 1;
+}
+
+/* The words of ready texts hashed onto `hashes`, each text's count in count_of; without the
+ * GIL: -1 without an exception when there is no room. */
+static int
+hash_ready(const Ready *ready, Py_ssize_t n_texts, const Py_UCS4 *normalised, Growable *hashes,
+           Bytes *word, int64_t *count_of)
+{
+    for (Py_ssize_t t = 0; t < n_texts; t++) {
+        Py_ssize_t before = hashes->len, n = ready[t].n;
+        int failed;
+        if (ready[t].ascii != NULL) {
+            Hashing h = {ready[t].ascii, n, hashes, word};
+            failed = cut_scan(PyUnicode_1BYTE_KIND, h.text, n, keep_nothing, past_ascii_word, &h);
+        } else {
+            Hashing h = {normalised + ready[t].at, n, hashes, word};
+            failed =
+                cut_scan(PyUnicode_4BYTE_KIND, h.text, n, keep_nothing, past_normalised_word, &h);
+        }
+        if (failed < 0)
+            return -1;
+        count_of[t] = hashes->len - before;
+    }
+    return 0;
+}
+
+/* A text that is not ASCII normalised onto `out`: by pieces, else whole by `normalise`; -1
+ * with an exception */
+static int
+text_normalised_onto(PyObject *text, PyObject *piece_form, PyObject *normalise, Growable *out)
+{
+    int joined = str_normalised_onto(text, piece_form, out);
+    if (joined != 0)
+        return joined < 0 ? -1 : 0;
+    PyObject *whole = PyObject_CallOneArg(normalise, text);
+    if (whole == NULL)
+        return -1;
+    int failed = -1;
+    if (!PyUnicode_Check(whole))
+        PyErr_SetString(PyExc_TypeError, "text_shingles: normalise must return str");
+#if PY_VERSION_HEX < 0x030C0000
+    else if (PyUnicode_READY(whole) < 0)
+        ;
+#endif
+    else
+        failed = u32s_append_str(out, whole);
+    Py_DECREF(whole);
+    return failed;
+}
+
+static PyObject *
+text_shingles(PyObject *self, PyObject *args)
+{
+    PyObject *texts, *piece_form, *normalise;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OnOO:text_shingles", &texts, &k, &piece_form, &normalise))
+        return NULL;
+    if (k < 1)
+        return PyErr_Format(PyExc_ValueError, "text_shingles: k must be at least 1, not %zd", k);
+    if (forms_for(piece_form) < 0)
+        return NULL;
+    /* a tuple of its own: the callbacks run Python, which may change a list meanwhile */
+    PyObject *held = PySequence_Tuple(texts);
+    if (held == NULL)
+        return NULL;
+    Py_ssize_t n_texts = PyTuple_GET_SIZE(held);
+    for (Py_ssize_t t = 0; t < n_texts; t++) {
+        PyObject *text = PyTuple_GET_ITEM(held, t);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "text_shingles: texts must be str, not %.100s",
+                         Py_TYPE(text)->tp_name);
+            Py_DECREF(held);
+            return NULL;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0) {
+            Py_DECREF(held);
+            return NULL;
+        }
+#endif
+    }
+    PyObject *counts = PyByteArray_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(int64_t));
+    Ready *ready = PyMem_Malloc((n_texts ? n_texts : 1) * sizeof(Ready));
+    Growable normalised = {0}, hashes = {0};
+    Bytes word = {0};
+    PyObject *result = NULL, *mixed = NULL;
+    if (counts == NULL || ready == NULL) {
+        if (ready == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *count_of = (int64_t *)PyByteArray_AS_STRING(counts);
+    int out_of_memory = 0;
+    for (Py_ssize_t first = 0, t = 0; t < n_texts; t++) {
+        PyObject *text = PyTuple_GET_ITEM(held, t);
+        if (PyUnicode_IS_ASCII(text)) {
+            ready[t] = (Ready){PyUnicode_DATA(text), 0, PyUnicode_GET_LENGTH(text)};
+        } else {
+            Py_ssize_t at = normalised.len;
+            if (text_normalised_onto(text, piece_form, normalise, &normalised) < 0)
+                goto done;
+            ready[t] = (Ready){NULL, at, normalised.len - at};
+        }
+        if (normalised.len < FLUSH_AT && t + 1 < n_texts)
+            continue;
+        Py_BEGIN_ALLOW_THREADS
+        out_of_memory = hash_ready(ready + first, t + 1 - first, normalised.data, &hashes, &word,
+                                   count_of + first) < 0;
+        Py_END_ALLOW_THREADS
+        if (out_of_memory) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        normalised.len = 0;
+        first = t + 1;
+    }
+    Py_ssize_t n_shingles = 0;
+    for (Py_ssize_t t = 0; t < n_texts; t++)
+        if (count_of[t] >= k)
+            n_shingles += count_of[t] - k + 1;
+    mixed = PyByteArray_FromStringAndSize(NULL, n_shingles * (Py_ssize_t)sizeof(uint64_t));
+    if (mixed == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    mix_shingles(hashes.data, count_of, n_texts, k, (uint64_t *)PyByteArray_AS_STRING(mixed));
+    Py_END_ALLOW_THREADS
+    result = PyTuple_Pack(2, mixed, counts);
+done:
+    Py_XDECREF(mixed);
+    Py_XDECREF(counts);
+    Py_DECREF(held);
+    PyMem_Free(ready);
+    PyMem_Free(normalised.data);
+    PyMem_RawFree(hashes.data);
+    PyMem_RawFree(word.data);
+    return result;
+}
+
+#undef AT
 
 /* -- the module -------------------------------------------------------------------------- */
 
@@ -2207,15 +2402,16 @@ static PyMethodDef methods[] = {
     {"char_classes", char_classes, METH_NOARGS,
      "char_classes() -> bytes: each code point's class bits (1 word, 2 mark, 4 space, 8 digit)."},
     {"strip_markup", strip_markup, METH_O,
-     "strip_markup(text): filter/normalise.py's _cut_markup(text), text ASCII or normalised."},
+     "strip_markup(text): filter/markup.py's cut_markup(text), text ASCII or normalised."},
     {"lookup", lookup, METH_VARARGS,
      "lookup(shingles, hashes, postings, directory, bitmap, shift, bitmap_mask, max_run): "
      "ShingleIndex.lookup_distinctive over the index's arrays."},
     {"candidates", candidates, METH_VARARGS,
      "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap, slack): "
      "DerivedFilter._candidates."},
-    {"shingles", shingles, METH_VARARGS,
-     "shingles(texts, k) -> (shingle hashes as uint64, word counts as int64), bytearrays."},
+    {"text_shingles", text_shingles, METH_VARARGS,
+     "text_shingles(texts, k, piece_form, normalise) -> (shingle hashes as uint64, word counts "
+     "as int64), bytearrays: filter/shingles.py's texts_shingles."},
     {"blank_markup", blank_markup, METH_VARARGS,
      "blank_markup(text, normalise): filter/normalise.py's strip_markup(text)."},
     {"word_spans", word_spans, METH_VARARGS,

@@ -198,6 +198,12 @@ def _piece_form(piece: str) -> tuple[str, bool]:
     return form, all(_joins_at(step) for step in (dropped, composed, folded, form))
 
 
+# What the compiled shingling (filter/_speedups.c's text_shingles) calls back: a piece's form,
+# and a whole text's where some piece of it does not join as it stands. The words it hashes
+# are word_bytes(text)'s.
+COMPILED_NORMALISERS = (_piece_form, _normalise)
+
+
 def _normalised(text: str) -> str:
     """_normalise(text), by pieces each normalised once in the process where the C module is
     built (most of a text's words are ASCII, most of its other characters a few), whole where
@@ -265,12 +271,6 @@ def word_bytes(text: str) -> list[bytes]:
     # One join, one encode and one split in C instead of an encode per word (no word holds
     # a NUL: it is not a letter or digit).
     return "\0".join(found).encode().split(b"\0") if found else []
-
-
-def prepared_for_words(text: str) -> str:
-    """`text` as the compiled word scan reads it: normalised unless it is ASCII (the scan
-    lowers ASCII letters itself), and wordless markup cut. Its words are word_bytes(text)'s."""
-    return cut_markup(text if text.isascii() else _normalised(text))
 
 
 def _non_ascii_words(normalised: str) -> list[str]:

@@ -15,7 +15,7 @@ import xxhash
 
 from filter import speedups
 from filter.index import expand_ranges
-from filter.normalise import NORMALISER_VERSION, prepared_for_words, word_bytes
+from filter.normalise import COMPILED_NORMALISERS, NORMALISER_VERSION, word_bytes
 
 HASH_NAME = "xxh3-64-poly-v1"
 
@@ -123,7 +123,7 @@ def texts_shingles(texts: list[str], k: int) -> tuple[np.ndarray, np.ndarray, li
         token_lists = [word_bytes(text) for text in texts]
         shingles, firsts = batch_shingle_hashes(token_lists, k)
         return shingles, firsts, [len(tokens) for tokens in token_lists]
-    mixed, counts = compiled.shingles([prepared_for_words(text) for text in texts], k)
+    mixed, counts = compiled.text_shingles(texts, k, *COMPILED_NORMALISERS)
     shingles = np.frombuffer(mixed, dtype=np.uint64)
     if len(texts) == 1:
         firsts = np.array([0, len(shingles)], dtype=np.int64)

@@ -1,9 +1,10 @@
 """Whether the matcher's hot loops run compiled (filter/_speedups.c) or in pure Python.
 
-The C module finds and hashes the words of a normalised text and chains anchors into passages,
-the two loops that make most of a check's cost; filter/normalise.py, filter/shingles.py and
-filter/align.py hold the pure-Python form of each, which is the reference (tests/filter runs
-every test on both) and the fallback wherever the module is not built. Both give the same
+The C module normalises a batch's texts, cuts their markup and hashes their words in one pass a
+text, and chains anchors into passages, the two loops that make most of a check's cost;
+filter/normalise.py, filter/shingles.py and filter/align.py hold the pure-Python form of each,
+which is the reference (tests/filter runs every test on both) and the fallback wherever the
+module is not built. Both give the same
 shingles and passages, so which one runs changes how fast a check is, never what it decides.
 
 POIMEN_PURE_PYTHON=1 in the environment turns the compiled module off; it is read here and
@@ -18,7 +19,7 @@ from contextlib import contextmanager
 PURE_PYTHON_ENV = "POIMEN_PURE_PYTHON"
 # The module's API (SPEEDUPS_API in _speedups.c) this code was written for: an editable checkout
 # can hold a .so built from an older _speedups.c, which is then not used.
-API = 9
+API = 10
 
 
 def _load():

@@ -13,12 +13,14 @@ import re
 import numpy as np
 import pytest
 import xxhash
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from filter import ArtifactRecord, DerivedFilter, markup, normalise, speedups
 from filter.align import MAX_GAP, align_many
 from filter.index import ShingleIndex
 from filter.normalise import word_bytes
-from filter.shingles import texts_shingles
+from filter.shingles import batch_shingle_hashes, texts_shingles
 from tests.texts import REFERENCE_NAMES, SKILL_NAMES, reference, skill
 
 
@@ -138,9 +140,7 @@ def test_the_markup_cut_is_the_regexes_on_random_text(compiled):
         text = "".join(rng.choices(MARKUP_PIECES, k=rng.randint(0, 30)))
         with speedups.pure_python():
             expected = markup.cut_markup(text)
-            prepared = normalise.prepared_for_words(text)
         assert compiled.strip_markup(text) == expected, repr(text)
-        assert normalise.prepared_for_words(text) == prepared, repr(text)
 
 
 def test_the_markup_cut_is_the_regexes_on_the_test_texts(compiled):
@@ -166,7 +166,7 @@ def test_word_hashes_are_python_xxhash_of_each_word(compiled):
     rng = random.Random(7)
     for _ in range(3000):
         text = "".join(rng.choices(WORD_PIECES, k=rng.randint(0, 20)))
-        hashes, counts = compiled.shingles([normalise.prepared_for_words(text)], 1)
+        hashes, counts = compiled.text_shingles([text], 1, *normalise.COMPILED_NORMALISERS)
         with speedups.pure_python():
             words = word_bytes(text)
         assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
@@ -193,10 +193,72 @@ def test_shingles_are_the_pure_python_shingles(compiled):
 
 
 def test_the_word_scan_refuses_what_is_not_text(compiled):
+    normalisers = normalise.COMPILED_NORMALISERS
     with pytest.raises(TypeError, match="texts must be str"):
-        compiled.shingles(["fine", b"bytes"], 5)
+        compiled.text_shingles(["fine", b"bytes"], 5, *normalisers)
     with pytest.raises(ValueError, match="k must be at least 1"):
-        compiled.shingles(["fine"], 0)
+        compiled.text_shingles(["fine"], 0, *normalisers)
+    with pytest.raises(TypeError, match="normalise must return str"):
+        # a piece that does not join ("ㅜ" joins the "ㅋ" before it) sends the text whole
+        compiled.text_shingles(["ok", "ㅋㅜ"], 5, normalisers[0], lambda text: None)
+
+
+# -- the shingles of texts in one pass (text_shingles) -------------------------------------
+
+# What the one pass meets in a batch: the words and markup above, the read shapes of
+# docs/read-shapes.md whole, and pieces that do not join as they stand (a vowel jamo after a
+# leading one, a halfwidth voiced mark, a mark at a text's start or after a symbol), which
+# send their text to be normalised whole.
+ONE_PASS_PIECES = (
+    WORD_PIECES
+    + MARKUP_PIECES
+    + ["it", "Works", "lol", "ok", " — ", "→", "←", "café", "Ünïcode", "ẞ", "Straße"]
+    + ["e\u0301", "\u00e9", "中文字", "ｗｏｒｄ", "＜ｂ＞", "＆ｌｔ；", "\u200b"]
+    + ["\n     12→", "\n    3\t", "\n  12: ", "\nskills/a/SKILL.md:12:", "\na.md:4:5:"]
+    + ["\nskills/a/SKILL.md-13-", "\n  12 │ ", "\n  7 ~ │ ", "\n+", "\n```python\n"]
+    + ['"# Title\\n\\n1. step \\"x\\""', "&lt;details&gt;", "&amp;", "&#x27;", "^I", "^M$"]
+    + ["ㅋ", "ㅜ", "ㅋㅜ", "ㅏ", "ｶ", "ﾞ", "ｶﾞ", "\u0301", "é\u0301", "Ä\u0323", "ǅ\u0301"]
+    + ["\u1100\u1161", "\u1161", "\u0345", "\ufe0f", "x\u200d\u0301", "\U0001d165"]
+    + ["ẞ\u0301", "ﬁ\u0301", "Å\u0301", "\u00ad\u0301", "—\u0301"]
+)
+ONE_PASS_TEXT = st.lists(
+    st.one_of(st.sampled_from(ONE_PASS_PIECES), st.characters(codec="utf-8")), max_size=40
+).map("".join)
+
+
+def python_shingles(texts: list[str], k: int) -> tuple[list[int], list[int]]:
+    """The reference: each text's words (word_bytes) and their shingles, in pure Python."""
+    with speedups.pure_python():
+        token_lists = [word_bytes(text) for text in texts]
+        shingles, _ = batch_shingle_hashes(token_lists, k)
+    return shingles.tolist(), [len(tokens) for tokens in token_lists]
+
+
+def one_pass(compiled, texts: list[str], k: int) -> tuple[list[int], list[int]]:
+    mixed, counts = compiled.text_shingles(texts, k, *normalise.COMPILED_NORMALISERS)
+    return np.frombuffer(mixed, dtype=np.uint64).tolist(), memoryview(counts).cast("q").tolist()
+
+
+@settings(
+    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(ONE_PASS_TEXT, min_size=1, max_size=8), st.integers(min_value=1, max_value=6))
+def test_the_one_pass_is_the_python_reference(compiled, texts, k):
+    assert one_pass(compiled, texts, k) == python_shingles(texts, k)
+
+
+def test_the_one_pass_takes_a_batch_in_stretches(compiled):
+    """A batch longer than a stretch of normalised text (FLUSH_AT) is hashed a stretch at a
+    time, ASCII texts, texts normalised by pieces and texts normalised whole between."""
+    rng = random.Random(13)
+    texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
+    texts += ["".join(rng.choices(ONE_PASS_PIECES, k=rng.randint(0, 400))) for _ in range(600)]
+    texts += ["lol ㅋㅜ done " * 3000, "—" * 70_000, "plain words " * 9000, ""]
+    rng.shuffle(texts)
+    piece_form, _ = normalise.COMPILED_NORMALISERS
+    assert compiled.normalised("lol ㅋㅜ done", piece_form) is None  # normalised whole
+    for k in (1, 5):
+        assert one_pass(compiled, texts, k) == python_shingles(texts, k)
 
 
 # -- words with their offsets ------------------------------------------------------------
@@ -239,7 +301,7 @@ def test_the_words_of_markup_are_the_same_with_and_without_offsets(compiled):
     rng = random.Random(2030)
     for _ in range(20_000):
         text = "".join(rng.choices(MARKUP_PIECES + WORD_PIECES, k=rng.randint(0, 30)))
-        hashes, _ = compiled.shingles([normalise.prepared_for_words(text)], 1)
+        hashes, _ = compiled.text_shingles([text], 1, *normalise.COMPILED_NORMALISERS)
         with speedups.pure_python():
             words = normalise.words(text)
             assert normalise.tokenise(text).words == words, repr(text)
