@@ -129,7 +129,7 @@ class ShingleIndex:
             found, numbers, positions, *left = segments[0].ranges(
                 shingles, -1 if max_run is None else max_run
             )
-            left_out = LeftOut.one_segment(*left, segments[0].postings, removed)
+            left_out = LeftOut.one_segment(*left, segments[0], removed)
             return (*_kept(found, numbers, positions, removed), left_out)
         # Every segment's ranges, none expanded: a shingle is boilerplate by its entries in
         # all segments together, as in one segment of everything.
@@ -144,7 +144,6 @@ class ShingleIndex:
         firsts = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1]))) if len(at) else order
         totals = np.add.reduceat(counts.astype(np.int64), firsts) if len(at) else counts
         boilerplate = np.zeros(len(firsts), dtype=bool) if max_run is None else totals > max_run
-        postings = [segment.postings for segment in segments]
 
         def part(chosen):
             bounds = np.concatenate((firsts, [len(at)]))
@@ -156,7 +155,7 @@ class ShingleIndex:
                 of_segment[in_rows],
                 starts[in_rows],
                 counts[in_rows],
-                postings,
+                segments,
                 removed,
             )
 
@@ -204,12 +203,12 @@ class LeftOut:
     some (the segment, the first entry, the number of entries; rows[bounds[i]:bounds[i + 1]]
     are positions[i]'s), in postings an index never changes in place."""
 
-    __slots__ = ("positions", "bounds", "segment", "starts", "counts", "_postings", "_removed")
+    __slots__ = ("positions", "bounds", "segment", "starts", "counts", "_segments", "_removed")
 
-    def __init__(self, positions, bounds, segment, starts, counts, postings, removed=None):
+    def __init__(self, positions, bounds, segment, starts, counts, segments, removed=None):
         self.positions, self.bounds = positions, bounds
         self.segment, self.starts, self.counts = segment, starts, counts
-        self._postings, self._removed = postings, removed
+        self._segments, self._removed = segments, removed
 
     def _of(self, numbers: np.ndarray) -> "LeftOut":
         """The same shingles, each row narrowed to the entries of `numbers` (sorted)."""
@@ -224,7 +223,7 @@ class LeftOut:
             self.segment[rows],
             starts,
             counts,
-            self._postings,
+            self._segments,
             self._removed,
         )
 
@@ -240,8 +239,8 @@ class LeftOut:
         numbers, places = [], []
         for segment, part in _by_segment(self.segment[rows]):
             entries = expand_ranges(starts[part], counts[part])
-            numbers.append(self._postings[segment][entries, 0])
-            places.append(self._postings[segment][entries, 1])
+            numbers.append(self._segments[segment].postings[entries, 0])
+            places.append(self._segments[segment].postings[entries, 1])
         numbers = np.concatenate(numbers) if numbers else _EMPTY_U32
         places = np.concatenate(places) if places else _EMPTY_U32
         if len(self.segment) and len(np.unique(self.segment[rows])) > 1:
@@ -264,33 +263,22 @@ class LeftOut:
             self.segment[rows],
             self.starts[rows],
             self.counts[rows],
-            self._postings,
+            self._segments,
             self._removed,
         )
 
     def most_of_one(self) -> np.ndarray:
         """For each left-out position, the most entries one artifact has there (an artifact
-        may hold a shingle several times): the most anchors the position gives any one
-        artifact, which bounds what a record's boilerplate adds to any one pair. A hash's
-        entries are in artifact order within a segment, and an artifact is in one segment,
-        so it is the longest run of one artifact in any of the position's rows."""
+        may hold a shingle up to MAX_REPEATS times): the most anchors the position gives any
+        one artifact, which bounds what a record's boilerplate adds to any one pair. An
+        artifact is in one segment, so it is the most of any of the position's rows."""
         most = np.zeros(len(self.counts), dtype=np.int64)
-        if not len(most):
-            return np.zeros(len(self.positions), dtype=np.int64)
         for segment, part in _by_segment(self.segment):
             rows = np.arange(len(self.counts))[part]
-            counts = self.counts[rows].astype(np.int64)
-            numbers = self._postings[segment][expand_ranges(self.starts[rows], counts), 0]
-            row_of = np.repeat(np.arange(len(rows)), counts)
-            runs = np.flatnonzero(
-                np.concatenate(([True], (numbers[1:] != numbers[:-1]) | (np.diff(row_of) != 0)))
-            )
-            lengths = np.diff(np.append(runs, len(numbers)))
-            np.maximum.at(most, rows[row_of[runs]], lengths)
+            most[rows] = self._segments[segment].most_of_one(self.starts[rows], self.counts[rows])
         of_position = np.zeros(len(self.positions), dtype=np.int64)
-        np.maximum.at(
-            of_position, np.repeat(np.arange(len(self.positions)), np.diff(self.bounds)), most
-        )
+        row_position = np.repeat(np.arange(len(self.positions)), np.diff(self.bounds))
+        np.maximum.at(of_position, row_position, most)
         return of_position
 
     def _narrowed(self, first, last, wanted):
@@ -309,7 +297,7 @@ class LeftOut:
             new = np.concatenate(([True], asked[1:] != asked[:-1]))
             distinct = asked[new]
             lo[part], hi[part] = _entry_bounds(
-                self._postings[segment][:, 0],
+                self._segments[segment].postings[:, 0],
                 self.starts[distinct].astype(np.int64),
                 self.counts[distinct].astype(np.int64),
                 np.cumsum(new) - 1,
@@ -323,10 +311,10 @@ class LeftOut:
         return cls(_EMPTY_U32, np.zeros(1, dtype=np.int64), _EMPTY_U32, _EMPTY_U32, _EMPTY_U32, [])
 
     @classmethod
-    def one_segment(cls, positions, starts, counts, postings, removed=None) -> "LeftOut":
+    def one_segment(cls, positions, starts, counts, segment, removed=None) -> "LeftOut":
         zeros = np.zeros(len(positions), dtype=np.uint32)
         bounds = np.arange(len(positions) + 1)
-        return cls(positions, bounds, zeros, starts, counts, [postings], removed)
+        return cls(positions, bounds, zeros, starts, counts, [segment], removed)
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -342,7 +330,7 @@ class LeftOut:
             self.segment[rows],
             self.starts[rows],
             self.counts[rows],
-            self._postings,
+            self._segments,
             self._removed,
         )
 
@@ -364,7 +352,7 @@ class LeftOut:
         segment_ids = self.segment[by_segment]
         cuts = np.flatnonzero(np.diff(segment_ids)) + 1
         for rows in np.split(by_segment, cuts) if len(by_segment) else ():
-            postings = self._postings[int(self.segment[rows[0]])]
+            postings = self._segments[int(self.segment[rows[0]])].postings
             counts = self.counts[rows]
             entries = expand_ranges(self.starts[rows], counts)
             found.append(np.repeat(row_positions[rows], counts))

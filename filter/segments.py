@@ -34,6 +34,8 @@ _LOW = np.uint64((1 << KEY_BITS) - 1)
 # A shingle repeated within one artifact more often than this keeps only its first positions:
 # aligning "test test test …" with itself would otherwise cost (record x artifact) anchors.
 MAX_REPEATS = 8
+# Segment.most_of_one reads a row up to this long each time it is asked, a longer one once.
+REMEMBERED_ROW = 4096
 
 # Most record shingles are in no artifact, yet fall in a directory slot that holds some other
 # hash; a bitmap of 8 bits a shingle, small enough to stay in cache, turns nine in ten of them
@@ -95,6 +97,7 @@ class Segment:
         "first",
         "end",
         "_sorted",
+        "_most",
     )
 
     def __init__(self, hashes, postings, first: int, end: int, *, arrays: dict | None = None):
@@ -102,6 +105,7 @@ class Segment:
         `arrays` the directory, bitmap and keys when read from a file."""
         self.hashes, self.postings = hashes, postings
         self.first, self.end = first, end
+        self._most: dict[int, int] = {}  # a long row's first entry -> most_of_one's answer
         n = len(hashes)
         self.shift = 64 - _directory_bits(n)
         self.bitmap_mask = (1 << _bitmap_bits(n)) - 1
@@ -157,6 +161,31 @@ class Segment:
     def nbytes(self) -> int:
         """What a compiled lookup reads: the keys, postings, directory and bitmap."""
         return self.keys.nbytes + self.postings.nbytes + self.directory.nbytes + self.bitmap.nbytes
+
+    def most_of_one(self, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """For each row (a key's entries, postings[start:start + count], in artifact order),
+        the most entries one artifact has in it. A row of more than REMEMBERED_ROW entries is
+        read once and remembered: a segment never changes, and boilerplate (the header every
+        injected block shares, a million entries) comes back in record after record."""
+        starts, counts = np.asarray(starts, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        most = np.zeros(len(starts), dtype=np.int64)
+        short = np.flatnonzero(counts <= REMEMBERED_ROW)
+        if len(short):
+            numbers = self.postings[expand_ranges(starts[short], counts[short]), 0]
+            row_of = np.repeat(np.arange(len(short)), counts[short])
+            runs = np.flatnonzero(
+                np.concatenate(([True], (numbers[1:] != numbers[:-1]) | (np.diff(row_of) != 0)))
+            )
+            lengths = np.diff(np.append(runs, len(numbers)))
+            np.maximum.at(most, short[row_of[runs]], lengths)
+        for row in np.flatnonzero(counts > REMEMBERED_ROW).tolist():
+            start = int(starts[row])
+            if start not in self._most:
+                numbers = self.postings[start : start + int(counts[row]), 0]
+                runs = np.flatnonzero(numbers[1:] != numbers[:-1])
+                self._most[start] = int(np.diff(runs, prepend=-1, append=len(numbers) - 1).max())
+            most[row] = self._most[start]
+        return most
 
     def ranges(self, shingles: np.ndarray, max_run: int) -> tuple:
         """(record positions, artifact numbers, artifact positions) of the shingles with at

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from filter import ArtifactRecord
 from filter.index import MAX_REPEATS, ShingleIndex, _entry_bounds
-from filter.segments import Segment
+from filter.segments import REMEMBERED_ROW, Segment
 
 
 def test_a_shingle_repeated_in_one_artifact_is_indexed_at_its_first_positions_only():
@@ -288,3 +288,23 @@ def test_a_rows_entries_are_found_laid_out_or_in_place_as_searchsorted_finds_the
     for laid_out in (0, len(column)):
         found = _entry_bounds(column, starts, counts, of_row, values, laid_out=laid_out)
         assert [part.tolist() for part in found] == expected
+
+
+def test_a_long_rows_most_of_one_artifact_is_read_once_and_remembered():
+    """A boilerplate row longer than REMEMBERED_ROW (the header every injected block shares)
+    is read once a segment; the answer is the same the first time and after."""
+    boilerplate = np.uint64(2**63 + 12345)
+    index = ShingleIndex()
+    for number in range(REMEMBERED_ROW + 500):
+        times = 3 if number == 77 else 1
+        own = np.arange(number * 10, number * 10 + 6, dtype=np.uint64)
+        index.add(number, np.concatenate([own, np.repeat(boilerplate, times)]))
+    index.merge()
+    query = np.array([boilerplate, 10 * 77, boilerplate], dtype=np.uint64)
+
+    *_, left_out = index.lookup_distinctive(query, max_run=16)
+    (segment,) = index.segments
+
+    assert left_out.most_of_one().tolist() == [3, 3]
+    assert list(segment._most.values()) == [3]
+    assert left_out.most_of_one().tolist() == [3, 3]
