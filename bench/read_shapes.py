@@ -3,7 +3,7 @@
     python -m bench.read_shapes            # the locked real-text corpus, bench.matcher's workload
     python -m bench.read_shapes --quick    # 400 records
 
-Cost. check_many cuts every record's markup once (filter/normalise.py's _cut_markup, compiled
+Cost. check_many cuts every record's markup once (filter/markup.py's cut_markup, compiled
 where built): every rule of the catalogue, the older ones and norm-v3's read shapes, runs in
 that one pass. The pass is timed as it is now and as it was before the read shapes (the
 compiled module of NORM_V2_COMMIT, built from git into bench/.cache/reference/ with the C
@@ -28,7 +28,8 @@ from bench import realtext
 from bench.corpus import PLANTINGS, artifact_kind
 from bench.matcher import BATCH
 from filter import ArtifactRecord, DerivedFilter, speedups
-from filter.normalise import _cut_markup, _normalise
+from filter.markup import cut_markup
+from filter.normalise import _normalise
 from tests import renderings
 
 PATH = "docs/README.md"
@@ -90,7 +91,7 @@ def cut_cost(derived_filter: DerivedFilter, records: list[str], *, repeats: int)
     """CPU seconds over `records`, best of `repeats`, interleaved: check_many, the markup cut
     now, and norm-v2's cut."""
     prepared = [record if record.isascii() else _normalise(record) for record in records]
-    cuts = {"now": _cut_markup, "norm-v2": norm_v2_cut()}
+    cuts = {"now": cut_markup, "norm-v2": norm_v2_cut()}
     best = {"check_many": float("inf")} | {name: float("inf") for name in cuts}
     for _ in range(repeats):
         started = time.process_time()
