@@ -184,10 +184,11 @@ class ShingleIndex:
 
 def boilerplate_run(n_artifacts: int) -> int:
     """Postings beyond which a shingle is boilerplate to a lookup of `n_artifacts` (more than
-    max(16, 0.1%) of them): its entries are read only for the artifacts a record may match
+    max(256, 0.1%) of them): its entries are read only for the artifacts a record may match
     (LeftOut), not to choose them. A matter of cost alone: a check's candidates do not
-    depend on it (DerivedFilter._candidates)."""
-    return max(16, n_artifacts // 1000)
+    depend on it (DerivedFilter._candidates). A few hundred entries cost less to read than
+    to set aside and fetch again for the pairs chosen."""
+    return max(256, n_artifacts // 1000)
 
 
 def _kept(found, numbers, positions, removed):

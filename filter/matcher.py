@@ -35,6 +35,9 @@ class DerivedFilter:
     not aligned at all, which keeps a check cheap however many artifacts share boilerplate.
     paste_words: a match with a passage of this many words is reported whatever its overlap
     (a pasted paragraph: filter.decide cuts it under a kind's paste_words, never below this).
+    boilerplate_run: postings beyond which a shingle's entries are read only for the artifacts
+    a record may match (None: filter.index.boilerplate_run of the artifacts held). A cost
+    setting: no verdict depends on it.
     """
 
     def __init__(
@@ -46,6 +49,7 @@ class DerivedFilter:
         params: ShingleParams = DEFAULT_PARAMS,
         min_overlap: float = DEFAULT_REPORT_FLOOR,
         paste_words: int = DEFAULT_PASTE_FLOOR,
+        boilerplate_run: int | None = None,
     ):
         self.default_threshold = check_threshold(default_threshold)
         self.thresholds = {
@@ -56,6 +60,7 @@ class DerivedFilter:
         self.params = params
         self.min_overlap = min_overlap
         self.paste_words = paste_words
+        self.boilerplate_run = boilerplate_run
         self.artifacts = ArtifactTable()
         self._index = ShingleIndex()
         self._fewest_min_shared = 0
@@ -110,6 +115,7 @@ class DerivedFilter:
             "params",
             "min_overlap",
             "paste_words",
+            "boilerplate_run",
         ):
             settings.setdefault(name, getattr(self, name))
         twin = DerivedFilter(**settings)
@@ -277,6 +283,8 @@ class DerivedFilter:
         return self._decide(matches, n_tokens)
 
     def _max_run(self) -> int:
+        if self.boilerplate_run is not None:
+            return self.boilerplate_run
         return boilerplate_run(len(self.artifacts))
 
     def _candidates(self, owner, artifact_no, n_tokens: list[int], slack=None):

@@ -105,7 +105,7 @@ def test_check_gives_what_check_many_gives_with_boilerplate_in_the_index():
     for a copy of boilerplate alone (an artifact in twenty versions), for records with some
     boilerplate beside a copy, and for one with a little of it in a discussion."""
     git, django = skill("git-commit-message"), skill("django-test-suite")
-    derived_filter = DerivedFilter()
+    derived_filter = DerivedFilter(boilerplate_run=16)
     for number in range(20):
         text = f"{git}\nRevised for release 1.{number}.\n"
         derived_filter.add(ArtifactRecord.from_text(kind="skill", name=f"git@{number}", text=text))
@@ -135,7 +135,7 @@ def _batch_filter() -> DerivedFilter:
     """Skills and references, one skill in twenty-two versions (boilerplate to the index), the
     last two added after a check: the index answers from two segments."""
     git = skill("git-commit-message")
-    derived_filter = DerivedFilter()
+    derived_filter = DerivedFilter(boilerplate_run=16)
     for name in SKILL_NAMES:
         derived_filter.add(ArtifactRecord.from_text(kind="skill", name=name, text=skill(name)))
     for name in REFERENCE_NAMES:
@@ -195,22 +195,11 @@ def test_a_batch_gives_each_text_the_verdict_check_gives_it(pieces):
     ]
 
 
-class _Cutoff(DerivedFilter):
-    """A filter whose index calls a shingle boilerplate past `max_run` postings."""
-
-    def __init__(self, max_run: int):
-        super().__init__()
-        self.max_run = max_run
-
-    def _max_run(self) -> int:
-        return self.max_run
-
-
 def _versions_filter(max_run: int) -> DerivedFilter:
     """Skills and references, a skill in eight versions, and short memories that repeat one
     line several times (a repeated shingle gives one record position several anchors)."""
     git, commit_line = skill("git-commit-message"), "Use the imperative mood in the subject."
-    derived_filter = _Cutoff(max_run)
+    derived_filter = DerivedFilter(boilerplate_run=max_run)
     for name in SKILL_NAMES:
         derived_filter.add(ArtifactRecord.from_text(kind="skill", name=name, text=skill(name)))
     for name in REFERENCE_NAMES[:3]:
