@@ -26,6 +26,7 @@ Prints a markdown report on stdout (bench/results/ keeps dated ones); progress o
 
 import argparse
 import hashlib
+import os
 import platform
 import shutil
 import subprocess
@@ -249,7 +250,15 @@ def measure_all(args, work, halves, artifacts, work_dir: Path, corpus_is) -> tup
             )
         )
         say(f"  {rows[-1]}")
-    context = {"corpus": corpus_is, "halves": halves, "work": work, "seed": args.seed}
+    context = {
+        "corpus": corpus_is,
+        "halves": halves,
+        "work": work,
+        "seed": args.seed,
+        # glibc's settings move check_many at 10^3 by a fifth (docs/deploy.md): say which
+        "allocator": ", ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith("MALLOC_"))
+        or "glibc's defaults",
+    }
     return rows, context
 
 

@@ -19,7 +19,7 @@ def report(rows: list[dict], context: dict, args, seconds: float, machine: str) 
         f"{context['corpus']}; records: {len(context['work'].records):,} "
         + ", ".join(f"{h} {len(context['halves'][h]):,}" for h in HALVES)
         + f"; {args.readers} readers, registrations at {args.rate:g}/s for {args.seconds:g} s;"
-        f" {machine}; {seconds / 60:.1f} min in all.",
+        f" {machine}; allocator: {context['allocator']}; {seconds / 60:.1f} min in all.",
         "",
         "| artifacts | entries | segments | B/shingle (lookup) | B/shingle (files) | build s |"
         " check_many ASCII MB/s | floor ASCII | ratio | check_many non-ASCII MB/s |"
