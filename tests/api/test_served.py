@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from poimen.agent.client import Client
+from poimen.management.commands.serve import CHECKING_ALLOCATOR
 from tests.conftest import UNRELATED, demo_skill
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,3 +153,27 @@ def test_the_same_record_from_eight_threads_is_stored_once_and_every_answer_give
     assert failures == []
     assert sorted(a.stored for a in answers) == ["already"] * 7 + ["new"]
     assert {a.status for a in answers} == {"evidence"}
+
+
+def test_the_server_runs_with_the_allocator_settings_for_checking_unless_set(served):
+    """gunicorn (the process `serve` became) holds CHECKING_ALLOCATOR in its environment, or
+    the operator's own values where the environment set them."""
+    base, _ = served
+    port = base.rsplit(":", 1)[1]
+    master = next(
+        pid
+        for pid in (p for p in os.listdir("/proc") if p.isdigit())
+        if f"--bind=127.0.0.1:{port}".encode() in _read(f"/proc/{pid}/cmdline")
+    )
+    environ = _read(f"/proc/{master}/environ").split(b"\0")
+    held = dict(item.split(b"=", 1) for item in environ if b"=" in item)
+    for name, value in CHECKING_ALLOCATOR.items():
+        assert held[name.encode()].decode() == os.environ.get(name, value)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError:  # a process gone meanwhile, or not ours to read
+        return b""
