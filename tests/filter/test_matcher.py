@@ -155,19 +155,27 @@ def _batch_filter() -> DerivedFilter:
 _BATCH_FILTER = []
 
 
+def _slices(texts: list[str], max_size: int):
+    """Batches of slices of `texts`: each a text, where it starts and how long it is (shares
+    of the text)."""
+    piece = st.tuples(st.sampled_from(texts), st.floats(0, 1), st.floats(0, 1))
+    return st.lists(piece, min_size=1, max_size=max_size)
+
+
+def _batch(pieces) -> list[str]:
+    """The slices, and the first and last together."""
+    texts = [
+        text[int(a * len(text)) : int(a * len(text)) + int(b * len(text))] for text, a, b in pieces
+    ]
+    return texts + [texts[0] + "\n\n" + texts[-1]]
+
+
 @settings(max_examples=30, deadline=None)
 @given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(
-                [skill(n) for n in SKILL_NAMES]
-                + [reference(n) for n in REFERENCE_NAMES]
-                + [turn("unrelated-asyncio"), turn("unrelated-query-plan"), "", "a few words"]
-            ),
-            st.floats(0, 1),
-            st.floats(0, 1),
-        ),
-        min_size=1,
+    _slices(
+        [skill(n) for n in SKILL_NAMES]
+        + [reference(n) for n in REFERENCE_NAMES]
+        + [turn("unrelated-asyncio"), turn("unrelated-query-plan"), "", "a few words"],
         max_size=8,
     )
 )
@@ -178,10 +186,7 @@ def test_a_batch_gives_each_text_the_verdict_check_gives_it(pieces):
     if not _BATCH_FILTER:
         _BATCH_FILTER.append(_batch_filter())
     derived_filter = _BATCH_FILTER[0]
-    texts = [
-        text[int(a * len(text)) : int(a * len(text)) + int(b * len(text))] for text, a, b in pieces
-    ]
-    texts += [texts[0] + "\n\n" + texts[-1]]
+    texts = _batch(pieces)
 
     def summary(verdict):
         matches = [
@@ -220,34 +225,24 @@ _CUTOFF_FILTERS: dict[int, DerivedFilter] = {}
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(
-                [skill(n) for n in SKILL_NAMES]
-                + [reference(n) for n in REFERENCE_NAMES[:3]]
-                + ["Memory: " + " ".join(["Use the imperative mood in the subject."] * 4)]
-                + [turn("unrelated-asyncio"), "", "a few words"]
-            ),
-            st.floats(0, 1),
-            st.floats(0, 1),
-        ),
-        min_size=1,
+    _slices(
+        [skill(n) for n in SKILL_NAMES]
+        + [reference(n) for n in REFERENCE_NAMES[:3]]
+        + ["Memory: " + " ".join(["Use the imperative mood in the subject."] * 4)]
+        + [turn("unrelated-asyncio"), "", "a few words"],
         max_size=6,
     )
 )
 def test_what_the_index_calls_boilerplate_changes_no_verdict(pieces):
-    """Which shingles the index leaves out of choosing candidates (those in more than
-    max(16, 0.1%) of the artifacts) moves with how many artifacts are registered; a record's
+    """Which shingles the index leaves out of choosing candidates (filter.index's
+    boilerplate_run) moves with how many artifacts are registered; a record's
     verdict must not: the same matches, passages and decision under every cutoff, from
     check_many and from check. (It once did: an artifact sharing a record's boilerplate was a
     candidate only while that boilerplate counted as distinctive.)"""
     for max_run in (0, 1, 3, 8, 10**9):
         if max_run not in _CUTOFF_FILTERS:
             _CUTOFF_FILTERS[max_run] = _versions_filter(max_run)
-    texts = [
-        text[int(a * len(text)) : int(a * len(text)) + int(b * len(text))] for text, a, b in pieces
-    ]
-    texts += [texts[0] + "\n\n" + texts[-1]]
+    texts = _batch(pieces)
 
     def summary(verdict):
         # (each filter holds artifacts of its own: they are compared by name)
