@@ -1,6 +1,6 @@
 """Registry bench: the artifact index at 10^3 to 10^6 artifacts, changing while it is read.
 
-    python -m bench.registry                      # 10^3, 10^4, 10^5, 10^6 (about 15 min)
+    python -m bench.registry                      # 10^3, 10^4, 10^5, 10^6 (about 4 min)
     python -m bench.registry --sizes 1000,10000   # a quick look
 
 The artifacts are the real-text corpus's registered documents (bench/realtext.py, the locked
