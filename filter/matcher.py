@@ -174,8 +174,8 @@ class DerivedFilter:
         verdicts = [Verdict(derived=False, matches=[], n_tokens=n) for n in n_tokens]
         if not self.artifacts or not len(shingles):
             return verdicts
-        # Candidates first, by the shingles that are not boilerplate; only a record that has
-        # candidates and some boilerplate pays for all of its postings.
+        # Boilerplate's postings are set aside (LeftOut): read for the pairs chosen, or for
+        # every artifact only where a record holds enough boilerplate to be a copy of it.
         query, artifact_no, artifact_pos, left_out = self._index.lookup_distinctive(
             shingles, max_run=self._max_run()
         )
