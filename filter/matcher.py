@@ -60,6 +60,14 @@ class DerivedFilter:
         self.params = params
         self.min_overlap = min_overlap
         self.paste_words = paste_words
+        if boilerplate_run is not None and (
+            isinstance(boilerplate_run, bool)
+            or not isinstance(boilerplate_run, int)
+            or boilerplate_run < 0
+        ):
+            raise ValueError(
+                f"boilerplate_run must be a whole number from 0 up, not {boilerplate_run!r}"
+            )
         self.boilerplate_run = boilerplate_run
         self.artifacts = ArtifactTable()
         self._index = ShingleIndex()

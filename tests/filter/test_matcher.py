@@ -4,6 +4,7 @@ No database. The texts are the acceptance suite's (tests/texts/), so a unit that
 shows up on the same words as the card's tests (docs/card.md).
 """
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -254,3 +255,9 @@ def test_what_the_index_calls_boilerplate_changes_no_verdict(pieces):
     for max_run, derived_filter in _CUTOFF_FILTERS.items():
         assert [summary(v) for v in derived_filter.check_many(texts)] == unbounded, max_run
         assert [summary(derived_filter.check(text)) for text in texts] == unbounded, max_run
+
+
+@pytest.mark.parametrize("value", [-1, 2.5, "16", True])
+def test_a_boilerplate_run_that_is_no_whole_number_from_0_up_is_refused_by_name(value):
+    with pytest.raises(ValueError, match="boilerplate_run must be a whole number from 0 up"):
+        DerivedFilter(boilerplate_run=value)
