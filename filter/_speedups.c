@@ -1496,7 +1496,7 @@ sort_u64(uint64_t *keys, Py_ssize_t n)
 /* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap, slack)
  *     -> [(record, [artifact numbers]), ...]
  *
- * filter/matcher.py's DerivedFilter._candidates: the anchors counted per (record, artifact)
+ * filter/candidates.py's candidates: the anchors counted per (record, artifact)
  * pair (owner[a] is anchor a's record; owner None: every anchor is record 0's), slack[record]
  * added (slack None: none), and the pairs kept whose count reaches the artifact's min_shared
  * and, times max_gap, min_overlap of the smaller text; records in order, each one's artifact
@@ -2408,7 +2408,7 @@ static PyMethodDef methods[] = {
      "ShingleIndex.lookup_distinctive over the index's arrays."},
     {"candidates", candidates, METH_VARARGS,
      "candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap, slack): "
-     "DerivedFilter._candidates."},
+     "filter/candidates.py's candidates."},
     {"text_shingles", text_shingles, METH_VARARGS,
      "text_shingles(texts, k, piece_form, normalise) -> (shingle hashes as uint64, word counts "
      "as int64), bytearrays: filter/shingles.py's texts_shingles."},

@@ -4,10 +4,10 @@ from operator import itemgetter
 
 import numpy as np
 
-from filter import speedups
-from filter.align import MAX_GAP, MIN_ANCHORS, Alignment, align_many, covered
+from filter.align import MIN_ANCHORS, Alignment, align_many, covered
 from filter.artifact_table import ArtifactTable
 from filter.artifacts import ArtifactRecord
+from filter.candidates import candidates, exact, pairs
 from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
 from filter.decision import (
     DEFAULT_MIN_SHARED,
@@ -231,7 +231,7 @@ class DerivedFilter:
         a million artifacts share."""
         firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out = lookup
         n_artifacts = len(self.artifacts)
-        pair_record, numbers, first, last = _pairs(chosen, len(n_tokens))
+        pair_record, numbers, first, last = pairs(chosen, len(n_tokens))
         record_pos = query - firsts[owner]
         places = artifact_pos
         at, which, left_places = left_out.entries_of(first[left_owner], last[left_owner], numbers)
@@ -244,8 +244,8 @@ class DerivedFilter:
             artifact_no = np.insert(artifact_no, where, numbers[which])
             places = np.insert(places, where, left_places)
         if len(partly):
-            chosen = self._exact(chosen, owner, artifact_no, n_tokens, partly)
-            pair_record, numbers, _, _ = _pairs(chosen, len(n_tokens))
+            chosen = exact(chosen, (owner, artifact_no), n_tokens, partly, self._candidates)
+            pair_record, numbers, _, _ = pairs(chosen, len(n_tokens))
         # a pair is named by record * artifacts + artifact: align_many takes the anchors of
         # the pairs asked for and leaves the others (other records', other artifacts')
         pair_keys = pair_record * n_artifacts + numbers
@@ -254,25 +254,6 @@ class DerivedFilter:
         sizes = [len(of_record) for _, of_record in chosen]
         bounds = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).tolist()
         return chosen, [passages[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-
-    def _exact(self, chosen: list, owner, artifact_no, n_tokens: list[int], left_owner) -> list:
-        """`chosen` with the pairs of its records that have boilerplate (left_owner: whose
-        each left-out shingle is) chosen again from all their anchors (owner, artifact_no:
-        the distinctive ones and the chosen pairs' boilerplate entries): a pair not chosen
-        before has no boilerplate entry, and did not reach its bound even with all of the
-        record's counted for it."""
-        again = np.zeros(len(n_tokens), dtype=bool)
-        again[left_owner] = True
-        in_chosen = np.zeros(len(n_tokens), dtype=bool)
-        in_chosen[[record for record, _ in chosen]] = True
-        again &= in_chosen
-        mine = again[owner]
-        exact = dict(self._candidates(owner[mine], artifact_no[mine], n_tokens))
-        return [
-            (record, exact[record] if again[record] else numbers)
-            for record, numbers in chosen
-            if not again[record] or record in exact
-        ]
 
     def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
         return self._verdict_of(
@@ -296,50 +277,8 @@ class DerivedFilter:
         return boilerplate_run(len(self.artifacts))
 
     def _candidates(self, owner, artifact_no, n_tokens: list[int], slack=None):
-        """(record, [artifact numbers]) for the records with artifacts that could make a Match
-        count, judged by the anchors given (`owner` says whose record each is, None: all of
-        record 0), slack[record] anchors more counted for each pair (the record's boilerplate
-        left out of those given: a bound on what any one pair holds of it).
-
-        The bounds are exact: a match holds no more shared shingles than its anchors, so one
-        with fewer than its kind's min_shared never exceeds; and a passage of n anchors spans
-        at most n * MAX_GAP tokens in either text, so one with fewer than that cannot reach
-        min_overlap of the smaller text. Boilerplate (filter.index.boilerplate_run) counts as
-        the slack while candidates are chosen, and as each pair's own entries once they are
-        (check_many): what the index calls boilerplate changes a check's cost, never its
-        candidates.
-        """
-        tokens, min_shared = self.artifacts.tokens, self.artifacts.min_shared
-        if not len(artifact_no):
-            return
-        compiled = speedups.compiled
-        if compiled is not None:
-            yield from compiled.candidates(
-                owner,
-                artifact_no,
-                tokens,
-                min_shared,
-                np.asarray(n_tokens, dtype=np.int64),
-                self.min_overlap,
-                MAX_GAP,
-                slack,
-            )
-            return
-        if owner is None:  # one record's anchors
-            owner = np.zeros(len(artifact_no), dtype=np.int64)
-        pairs, counts = np.unique(owner * len(tokens) + artifact_no, return_counts=True)
-        records, numbers = np.divmod(pairs, len(tokens))
-        if slack is not None:
-            counts = counts + np.asarray(slack, dtype=np.int64)[records]
-        smaller = np.minimum(tokens[numbers], np.asarray(n_tokens, dtype=np.int64)[records])
-        keep = (counts >= min_shared[numbers]) & (counts * MAX_GAP >= self.min_overlap * smaller)
-        records, numbers = records[keep].tolist(), numbers[keep].tolist()
-        # pairs are sorted, so each record's candidates are together
-        start = 0
-        for end in range(1, len(records) + 1):
-            if end == len(records) or records[end] != records[start]:
-                yield records[start], numbers[start:end]
-                start = end
+        """filter.candidates.candidates under this filter's artifacts and min_overlap."""
+        return candidates(self.artifacts, self.min_overlap, owner, artifact_no, n_tokens, slack)
 
     def _measure(self, number, alignments: list[Alignment], n_tokens) -> Match | None:
         if not alignments:
@@ -439,17 +378,3 @@ class DerivedFilter:
             threshold=float(across_kinds(*(self.threshold_for(kind) for kind in kinds))),
             min_shared=int(across_kinds(*(self.min_shared_for(kind) for kind in kinds))),
         )
-
-
-def _pairs(chosen: list, n_texts: int):
-    """(record, artifact number) of each pair of `chosen` as two arrays, and where each
-    record's pairs are in them: pairs[first[record]:last[record]]."""
-    records = np.array([record for record, _ in chosen], dtype=np.int64)
-    sizes = np.array([len(numbers) for _, numbers in chosen], dtype=np.int64)
-    numbers = np.fromiter(
-        (n for _, of_record in chosen for n in of_record), np.int64, int(sizes.sum())
-    )
-    first, last = np.zeros(n_texts, dtype=np.int64), np.zeros(n_texts, dtype=np.int64)
-    last[records] = np.cumsum(sizes)
-    first[records] = last[records] - sizes
-    return np.repeat(records, sizes), numbers, first, last

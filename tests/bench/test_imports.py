@@ -13,4 +13,5 @@ MODULES = sorted(module.name for module in pkgutil.iter_modules(bench.__path__))
 
 @pytest.mark.parametrize("name", MODULES)
 def test_the_bench_module_imports(name):
-    importlib.import_module(f"bench.{name}")
+    module = importlib.import_module(f"bench.{name}")
+    assert module.__name__ == f"bench.{name}"

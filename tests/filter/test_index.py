@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filter import ArtifactRecord
-from filter.index import MAX_REPEATS, ShingleIndex, _entry_bounds
+from filter.index import MAX_REPEATS, ShingleIndex
+from filter.left_out import _entry_bounds
 from filter.segments import REMEMBERED_ROW, Segment
 
 
