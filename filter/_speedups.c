@@ -31,7 +31,7 @@
 
 /* filter/speedups.py refuses a build whose API is not the one it was written for (a stale .so
  * left in an editable checkout). Bump on any change of a function's arguments or results. */
-#define SPEEDUPS_API 10
+#define SPEEDUPS_API 11
 
 static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
@@ -1136,34 +1136,58 @@ renumber(Run *runs, Py_ssize_t n)
         runs[r].seq = r;
 }
 
-/* filter/align.py's align() for one pair: the anchors (i, j) in `anchors` (n of them, which it
- * sorts), the passages into `out` as (record_start, record_end, artifact_start, artifact_end,
- * shared) tuples. Each step mirrors the function of align.py named beside it. */
+/* What align_one works in, for pairs of up to `room` anchors: allocated once for a call,
+ * not once a pair (most pairs hold a few dozen anchors). */
+typedef struct {
+    Run *runs, *chains, *kept, *scratch;
+    Py_ssize_t *active;
+    Py_ssize_t room;
+} Workspace;
+
+static void
+workspace_free(Workspace *w)
+{
+    PyMem_RawFree(w->runs);
+    PyMem_RawFree(w->chains);
+    PyMem_RawFree(w->kept);
+    PyMem_RawFree(w->scratch);
+    PyMem_RawFree(w->active);
+    *w = (Workspace){0};
+}
+
+/* room for pairs of n anchors; -1 without an exception set (no GIL needed) */
 static int
-align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
+workspace_open(Workspace *w, Py_ssize_t n)
+{
+    n = n ? n : 1;
+    w->runs = PyMem_RawMalloc(n * sizeof(Run));
+    w->chains = PyMem_RawMalloc(n * sizeof(Run));
+    w->kept = PyMem_RawMalloc(n * sizeof(Run));
+    w->scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts */
+    w->active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
+    w->room = n;
+    if (!w->runs || !w->chains || !w->kept || !w->scratch || !w->active) {
+        workspace_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+/* filter/align.py's align() for one pair: the anchors (i, j) in `anchors` (n of them, which it
+ * sorts), the passages pushed onto `out` as five int64 each (record_start, record_end,
+ * artifact_start, artifact_end, shared), in record order. Each step mirrors the function of
+ * align.py named beside it. Python objects are never touched: callers run it without the GIL.
+ * -1 when memory runs out (no exception set). */
+static int
+align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, Workspace *work, Growable *out)
 {
     if (n < rules->min_anchors)
         return 0;
-    int status = -1;
-    Run *runs = PyMem_RawMalloc(n * sizeof(Run));
-    Run *chains = PyMem_RawMalloc(n * sizeof(Run));
-    Py_ssize_t *active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
-    Run *kept = PyMem_RawMalloc(n * sizeof(Run));
-    Run *scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts */
-    if (!runs || !chains || !active || !kept || !scratch) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    /* Without the GIL until the passages are made Python tuples: the chaining reads and
-     * writes C arrays only, so the threads of a server or of check_many's callers align at
-     * once. */
-    PyThreadState *unlocked = PyEval_SaveThread();
+    Run *runs = work->runs, *chains = work->chains, *kept = work->kept, *scratch = work->scratch;
+    Py_ssize_t *active = work->active;
     /* _runs: cut along each diagonal where it changes or the record steps over max_gap */
-    if (sort_anchors(anchors, n) < 0) {
-        PyEval_RestoreThread(unlocked);
-        PyErr_NoMemory();
-        goto done;
-    }
+    if (sort_anchors(anchors, n) < 0)
+        return -1;
     Py_ssize_t n_runs = 0;
     for (Py_ssize_t a = 0; a < n; a++) {
         if (a == 0 || anchors[a].diagonal != anchors[a - 1].diagonal ||
@@ -1261,25 +1285,14 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, PyObject *out)
         n_kept++;
     }
     sort_runs(kept, n_kept, scratch, by_record);
-    PyEval_RestoreThread(unlocked);
-    for (Py_ssize_t c = 0; c < n_kept; c++) {
-        PyObject *passage = Py_BuildValue("(LLLLL)", (long long)kept[c].i_first,
-                                          (long long)kept[c].i_last, (long long)kept[c].j_first,
-                                          (long long)kept[c].j_last, (long long)kept[c].count);
-        if (passage == NULL || PyList_Append(out, passage) < 0) {
-            Py_XDECREF(passage);
-            goto done;
-        }
-        Py_DECREF(passage);
-    }
-    status = 0;
-done:
-    PyMem_RawFree(runs);
-    PyMem_RawFree(chains);
-    PyMem_RawFree(active);
-    PyMem_RawFree(kept);
-    PyMem_RawFree(scratch);
-    return status;
+    for (Py_ssize_t c = 0; c < n_kept; c++)
+        if (raw_u64s_push(out, (uint64_t)kept[c].i_first) < 0 ||
+            raw_u64s_push(out, (uint64_t)kept[c].i_last) < 0 ||
+            raw_u64s_push(out, (uint64_t)kept[c].j_first) < 0 ||
+            raw_u64s_push(out, (uint64_t)kept[c].j_last) < 0 ||
+            raw_u64s_push(out, (uint64_t)kept[c].count) < 0)
+            return -1;
+    return 0;
 }
 
 typedef struct {
@@ -1297,10 +1310,13 @@ by_number(const void *a, const void *b)
 }
 
 /* align_many(record_pos, artifact_no, artifact_pos, numbers, k, max_gap, min_anchors,
- *            max_bridge, max_runs) -> [[passage, ...] for each number]
+ *            max_bridge, max_runs) -> (counts, passages), two bytearrays of int64
  *
- * One record's anchors against several artifacts: for each artifact number in `numbers`, the
- * passages align() finds in the anchors whose artifact_no is that number. */
+ * Anchors against several artifacts: for each artifact number in `numbers`, the passages
+ * align() finds in the anchors whose artifact_no is that number. counts[w]: how many passages
+ * numbers[w] has; passages: five int64 a passage (align_one's), those of numbers[0] first.
+ * No Python object a passage: the measures are taken from the arrays (filter/measure.py),
+ * and the whole loop runs without the GIL. */
 static PyObject *
 align_many(PyObject *self, PyObject *args)
 {
@@ -1315,11 +1331,13 @@ align_many(PyObject *self, PyObject *args)
     Py_ssize_t n = 0, n_wanted = 0;
     PyObject *result = NULL, *seq = NULL;
     Int64s columns[3] = {{0}};
-    Py_ssize_t *starts = NULL, *slot_of = NULL;
+    Py_ssize_t *starts = NULL, *slot_of = NULL, *first_of = NULL, *count_of = NULL;
     Wanted *wanted = NULL;
     Anchor *anchors = NULL;
     int64_t *table_number = NULL;
     Py_ssize_t *table_slot = NULL;
+    Growable found = {0};
+    Workspace work = {0};
     if (int64s_open(record_obj, &columns[0], "record_pos") < 0 ||
         int64s_open(number_obj, &columns[1], "artifact_no") < 0 ||
         int64s_open(artifact_obj, &columns[2], "artifact_pos") < 0)
@@ -1336,9 +1354,11 @@ align_many(PyObject *self, PyObject *args)
     n_wanted = PySequence_Fast_GET_SIZE(seq);
     wanted = PyMem_Malloc((n_wanted ? n_wanted : 1) * sizeof(Wanted));
     starts = PyMem_Calloc(n_wanted + 1, sizeof(Py_ssize_t));
+    first_of = PyMem_Malloc((n_wanted ? n_wanted : 1) * sizeof(Py_ssize_t));
+    count_of = PyMem_Malloc((n_wanted ? n_wanted : 1) * sizeof(Py_ssize_t));
     slot_of = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     anchors = PyMem_Malloc((n ? n : 1) * sizeof(Anchor));
-    if (!wanted || !starts || !slot_of || !anchors) {
+    if (!wanted || !starts || !first_of || !count_of || !slot_of || !anchors) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1362,6 +1382,8 @@ align_many(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
+    int out_of_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t <= mask; t++)
         table_slot[t] = -1;
     for (Py_ssize_t w = 0; w < n_wanted; w++) {
@@ -1381,47 +1403,74 @@ align_many(PyObject *self, PyObject *args)
         if (slot_of[a] >= 0)
             starts[slot_of[a] + 1]++;
     }
-    for (Py_ssize_t w = 1; w <= n_wanted; w++)
+    Py_ssize_t most = 0;
+    for (Py_ssize_t w = 1; w <= n_wanted; w++) {
+        most = starts[w] > most ? starts[w] : most;
         starts[w] += starts[w - 1];
+    }
     for (Py_ssize_t a = 0; a < n; a++) /* stable: each artifact's anchors in their order */
         if (slot_of[a] >= 0)
             anchors[starts[slot_of[a]]++] =
                 (Anchor){artifact_pos[a] - record_pos[a], record_pos[a], artifact_pos[a]};
     /* starts[w] is now where slot w's anchors end */
-    if (!(result = PyList_New(n_wanted)))
-        goto done;
+    if (workspace_open(&work, most) < 0) {
+        out_of_memory = 1;
+        goto unlocked;
+    }
     for (Py_ssize_t w = 0; w < n_wanted; w++) {
         Py_ssize_t first = w ? starts[w - 1] : 0, at = wanted[w].at;
-        PyObject *passages;
         if (w && wanted[w].number == wanted[w - 1].number) {
-            passages = PyList_GetSlice(PyList_GET_ITEM(result, wanted[w - 1].at), 0, PY_SSIZE_T_MAX);
-            if (passages == NULL) {
-                Py_CLEAR(result);
-                goto done;
-            }
-            PyList_SET_ITEM(result, at, passages);
+            first_of[at] = first_of[wanted[w - 1].at];
+            count_of[at] = count_of[wanted[w - 1].at];
             continue;
         }
-        if (!(passages = PyList_New(0))) {
-            Py_CLEAR(result);
-            goto done;
+        first_of[at] = found.len / 5;
+        if (align_one(anchors + first, starts[w] - first, &rules, &work, &found) < 0) {
+            out_of_memory = 1;
+            goto unlocked;
         }
-        PyList_SET_ITEM(result, at, passages);
-        if (align_one(anchors + first, starts[w] - first, &rules, passages) < 0) {
-            Py_CLEAR(result);
-            goto done;
-        }
+        count_of[at] = found.len / 5 - first_of[at];
     }
+unlocked:
+    Py_END_ALLOW_THREADS
+    if (out_of_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* the passages in the order the numbers were asked for */
+    Py_ssize_t total = 0;
+    for (Py_ssize_t w = 0; w < n_wanted; w++)
+        total += count_of[w];
+    PyObject *counts = PyByteArray_FromStringAndSize(NULL, n_wanted * sizeof(int64_t));
+    PyObject *passages = PyByteArray_FromStringAndSize(NULL, 5 * total * sizeof(int64_t));
+    if (counts == NULL || passages == NULL) {
+        Py_XDECREF(counts);
+        Py_XDECREF(passages);
+        goto done;
+    }
+    int64_t *count_out = (int64_t *)PyByteArray_AS_STRING(counts);
+    uint64_t *passage_out = (uint64_t *)PyByteArray_AS_STRING(passages);
+    const uint64_t *from = found.data;
+    for (Py_ssize_t w = 0; w < n_wanted; w++) {
+        count_out[w] = count_of[w];
+        memcpy(passage_out, from + 5 * first_of[w], 5 * count_of[w] * sizeof(uint64_t));
+        passage_out += 5 * count_of[w];
+    }
+    result = Py_BuildValue("(NN)", counts, passages);
 done:
     Py_XDECREF(seq);
     for (int c = 0; c < 3; c++)
         int64s_close(&columns[c]);
     PyMem_Free(wanted);
     PyMem_Free(starts);
+    PyMem_Free(first_of);
+    PyMem_Free(count_of);
     PyMem_Free(slot_of);
     PyMem_Free(anchors);
     PyMem_Free(table_number);
     PyMem_Free(table_slot);
+    PyMem_RawFree(found.data);
+    workspace_free(&work);
     return result;
 }
 
@@ -2422,7 +2471,8 @@ static PyMethodDef methods[] = {
      "by pieces each normalised once."},
     {"align_many", align_many, METH_VARARGS,
      "align_many(record_pos, artifact_no, artifact_pos, numbers, k, max_gap, min_anchors, "
-     "max_bridge, max_runs) -> a list of passages for each artifact number."},
+     "max_bridge, max_runs) -> (counts, passages): int64 bytearrays, the passages of each "
+     "artifact number (five int64 a passage)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,7 +8,7 @@ then chain runs that follow one another in both texts. Gaps inside a passage cou
 covered: a copy with a word in ten changed is one passage, not a scatter of fragments.
 """
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,9 +29,9 @@ MAX_BRIDGE = 2 * MAX_GAP
 MAX_RUNS = 2000
 
 
-@dataclass(frozen=True, slots=True)
-class Alignment:
-    """A passage in token coordinates: [start, end) in each text, and the anchors it holds."""
+class Alignment(NamedTuple):
+    """A passage in token coordinates: [start, end) in each text, and the anchors it holds. A
+    named tuple: a batch makes thousands, each from a row of align_pairs' array."""
 
     record_start: int
     record_end: int
@@ -124,23 +124,24 @@ def align(record_pos: np.ndarray, artifact_pos: np.ndarray, k: int) -> list[Alig
     return kept
 
 
-def align_many(
+def align_pairs(
     record_pos: np.ndarray, artifact_no: np.ndarray, artifact_pos: np.ndarray, numbers, k: int
-) -> list[list[Alignment]]:
-    """align() of one record's anchors with each artifact in `numbers`: the anchors of artifact
-    n are those whose artifact_no is n. In C where filter/_speedups.c is built."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """align() of a batch's anchors with each artifact in `numbers` (the anchors of artifact n
+    are those whose artifact_no is n) as arrays: counts[w], how many passages numbers[w] has,
+    and the passages, one row (record_start, record_end, artifact_start, artifact_end, shared)
+    each, those of numbers[0] first. In C where filter/_speedups.c is built."""
     compiled = speedups.compiled
     if compiled is None:
-        # each artifact's anchors in their order (a stable sort), found by a binary search
-        order = np.argsort(artifact_no, kind="stable")
-        grouped = np.asarray(artifact_no)[order]
-        passages = []
-        for number in numbers:
-            lo, hi = np.searchsorted(grouped, (number, number + 1))
-            rows = order[lo:hi]
-            passages.append(align(record_pos[rows], artifact_pos[rows], k))
-        return passages
-    found = compiled.align_many(
+        found = _align_each(record_pos, artifact_no, artifact_pos, numbers, k)
+        counts = np.fromiter(map(len, found), np.int64, len(found))
+        rows = [
+            (a.record_start, a.record_end, a.artifact_start, a.artifact_end, a.shared)
+            for passages in found
+            for a in passages
+        ]
+        return counts, np.array(rows, dtype=np.int64).reshape(len(rows), 5)
+    counts, passages = compiled.align_many(
         np.ascontiguousarray(record_pos),
         np.ascontiguousarray(artifact_no),
         np.ascontiguousarray(artifact_pos),
@@ -151,7 +152,31 @@ def align_many(
         MAX_BRIDGE,
         MAX_RUNS,
     )
-    return [[Alignment(*passage) for passage in passages] for passages in found]
+    passages = np.frombuffer(passages, dtype=np.int64)
+    return np.frombuffer(counts, dtype=np.int64), passages.reshape(len(passages) // 5, 5)
+
+
+def align_many(
+    record_pos: np.ndarray, artifact_no: np.ndarray, artifact_pos: np.ndarray, numbers, k: int
+) -> list[list[Alignment]]:
+    """align_pairs as Alignments: a list of passages for each number."""
+    counts, passages = align_pairs(record_pos, artifact_no, artifact_pos, numbers, k)
+    found = list(map(Alignment._make, passages.tolist()))
+    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
+    return [found[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _align_each(record_pos, artifact_no, artifact_pos, numbers, k) -> list[list[Alignment]]:
+    """align() of each number's anchors, in Python: each artifact's anchors in their order (a
+    stable sort), found by a binary search."""
+    order = np.argsort(artifact_no, kind="stable")
+    grouped = np.asarray(artifact_no)[order]
+    passages = []
+    for number in numbers:
+        lo, hi = np.searchsorted(grouped, (number, number + 1))
+        rows = order[lo:hi]
+        passages.append(align(record_pos[rows], artifact_pos[rows], k))
+    return passages
 
 
 def covered(intervals: list[tuple[int, int]]) -> int:

@@ -4,23 +4,22 @@ from operator import itemgetter
 
 import numpy as np
 
-from filter.align import MIN_ANCHORS, Alignment, align_many, covered
+from filter import measure
+from filter.align import MIN_ANCHORS, align_pairs
 from filter.artifact_table import ArtifactTable
 from filter.artifacts import ArtifactRecord
 from filter.candidates import candidates, exact, pairs
-from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
 from filter.decision import (
     DEFAULT_MIN_SHARED,
     DEFAULT_PASTE_FLOOR,
     DEFAULT_REPORT_FLOOR,
     DEFAULT_THRESHOLD,
-    across_kinds,
     check_threshold,
 )
 from filter.errors import ShinglingMismatch
 from filter.index import ShingleIndex, boilerplate_run
 from filter.shingles import DEFAULT_PARAMS, ShingleParams, readable, texts_shingles
-from filter.verdict import Match, MixedCoverage, Verdict
+from filter.verdict import Verdict
 
 _NONE = np.empty(0, dtype=np.uint32)
 
@@ -172,7 +171,14 @@ class DerivedFilter:
                     return Verdict(derived=False, matches=[], n_tokens=n_tokens)
                 anchors = left_out.put_back(anchors, only=chosen[1])
         for _, numbers in self._candidates(None, anchors[1], [n_tokens]):
-            return self._verdict(anchors, numbers, n_tokens)
+            counts, passages = align_pairs(*anchors, numbers, self.params.k)
+            pair_record = np.zeros(len(numbers), dtype=np.int64)
+            numbers = np.asarray(numbers, dtype=np.int64)
+            found = measure.verdicts(
+                self, self.artifacts, pair_record, numbers, counts, passages, [n_tokens]
+            )
+            if found:
+                return found[0]
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
     def check_many(self, texts: list[str]) -> list[Verdict]:
@@ -215,13 +221,16 @@ class DerivedFilter:
         if chosen:
             lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
             partly = left_owner[~whole[left_owner]]
-            chosen, passages = self._passages(chosen, n_tokens, lookup, partly)
-            for (record, numbers), of_record in zip(chosen, passages, strict=True):
-                verdicts[record] = self._verdict_of(numbers, of_record, n_tokens[record])
+            aligned = self._aligned(chosen, n_tokens, lookup, partly)
+            for record, verdict in measure.verdicts(
+                self, self.artifacts, *aligned, n_tokens
+            ).items():
+                verdicts[record] = verdict
         return verdicts
 
-    def _passages(self, chosen: list, n_tokens: list[int], lookup: tuple, partly) -> tuple:
-        """The candidates and passages of a batch's records from the pairs `chosen`
+    def _aligned(self, chosen: list, n_tokens: list[int], lookup: tuple, partly) -> tuple:
+        """The candidate pairs and their passages (pair_record, numbers, counts, passages, as
+        filter.measure.verdicts reads them) of a batch's records from the pairs `chosen`
         ((record, [artifact numbers]), records ascending, each one's numbers ascending), its
         distinctive lookup and what it left out: each pair's own boilerplate entries found,
         the pairs of records chosen with all of their boilerplate counted for each (`partly`:
@@ -250,26 +259,8 @@ class DerivedFilter:
         # the pairs asked for and leaves the others (other records', other artifacts')
         pair_keys = pair_record * n_artifacts + numbers
         keys = owner * n_artifacts + artifact_no
-        passages = align_many(record_pos, keys, places, pair_keys.tolist(), self.params.k)
-        sizes = [len(of_record) for _, of_record in chosen]
-        bounds = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).tolist()
-        return chosen, [passages[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-
-    def _verdict(self, anchors, candidates: list[int], n_tokens: int) -> Verdict:
-        return self._verdict_of(
-            candidates, align_many(*anchors, candidates, self.params.k), n_tokens
-        )
-
-    def _verdict_of(self, candidates: list[int], passages, n_tokens: int) -> Verdict:
-        """The verdict on a record from each candidate's passages."""
-        matches = []
-        for number, alignments in zip(candidates, passages, strict=True):
-            match = self._measure(number, alignments, n_tokens)
-            if match is not None:
-                matches.append(match)
-        if not matches:
-            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
-        return self._decide(matches, n_tokens)
+        counts, passages = align_pairs(record_pos, keys, places, pair_keys.tolist(), self.params.k)
+        return pair_record, numbers, counts, passages
 
     def _max_run(self) -> int:
         if self.boilerplate_run is not None:
@@ -279,102 +270,3 @@ class DerivedFilter:
     def _candidates(self, owner, artifact_no, n_tokens: list[int], slack=None):
         """filter.candidates.candidates under this filter's artifacts and min_overlap."""
         return candidates(self.artifacts, self.min_overlap, owner, artifact_no, n_tokens, slack)
-
-    def _measure(self, number, alignments: list[Alignment], n_tokens) -> Match | None:
-        if not alignments:
-            return None
-        artifact = self.artifacts[number]
-        if len(alignments) == 1:  # most matches: the covered spans are the passage's own
-            (alignment,) = alignments
-            record_covered = alignment.record_end - alignment.record_start
-            artifact_covered = alignment.artifact_end - alignment.artifact_start
-            shared = alignment.shared
-        else:
-            record_covered = covered([(a.record_start, a.record_end) for a in alignments])
-            artifact_covered = covered([(a.artifact_start, a.artifact_end) for a in alignments])
-            shared = sum(a.shared for a in alignments)
-        record_containment = record_covered / n_tokens
-        artifact_containment = artifact_covered / max(artifact.n_tokens, 1)
-        return Match(
-            artifact,
-            max(record_containment, artifact_containment),
-            self.threshold_for(artifact.kind),
-            artifact_containment,
-            record_containment,
-            shared,
-            self.min_shared_for(artifact.kind),
-            tuple(alignments),
-        )
-
-    def _decide(self, matches: list[Match], n_tokens: int) -> Verdict:
-        """The derived rule (filter.decide.deciding) on the measured matches. Reported are the
-        matches a decision can ever use, at any threshold from min_overlap up: those from
-        min_overlap up, those of a kind whose coverage reaches it, all of them when their
-        coverage across kinds does, and those with a passage of paste_words words or more (a
-        pasted paragraph, cut whatever the record's overlap). What is stored of a record is
-        then all a decision taken again needs."""
-        # each match's rule once (a record copied from a collection has dozens of matches)
-        exceeds = [m.exceeds for m in matches]
-        if len(matches) > 1:
-            keys = [(e, m.overlap, m.shared) for e, m in zip(exceeds, matches, strict=True)]
-            order = sorted(range(len(matches)), key=keys.__getitem__, reverse=True)
-            matches = [matches[i] for i in order]
-            exceeds = [exceeds[i] for i in order]
-        spans_of: dict[str, list] = {}
-        for m in matches:
-            spans_of.setdefault(m.artifact.kind, []).extend(
-                (a.record_start, a.record_end) for a in m.alignments
-            )
-        coverage = {kind: covered(spans_of[kind]) / n_tokens for kind in sorted(spans_of)}
-        floor = self.min_overlap
-        everything = self._mixed(matches, n_tokens)
-        across = everything is not None and everything.coverage >= floor
-        if across:
-            reported = matches
-        else:
-            paste_words = self.paste_words
-            reported = [
-                m
-                for m, exceeding in zip(matches, exceeds, strict=True)
-                if m.overlap >= floor
-                or exceeding
-                or coverage[m.artifact.kind] >= floor
-                or max(a.record_end - a.record_start for a in m.alignments) >= paste_words
-            ]
-        if not reported:  # (then no kind's coverage and no mix reaches the floor either)
-            return Verdict(derived=False, matches=[], coverage=coverage, n_tokens=n_tokens)
-        mixed = everything if across else self._mixed(reported, n_tokens)
-        facts = Facts(
-            text="",
-            matches=reported,
-            coverage=coverage_facts(coverage, reported, floor),
-            mixed=mixed_facts(mixed, floor),
-        )
-        _, why = deciding(facts, self)
-        decided_by = None
-        if why is not None:
-            decided_by = {BY_MATCH: why.match, BY_COVERAGE: why.kind}.get(why.reason, mixed)
-        return Verdict(
-            derived=why is not None,
-            matches=reported,
-            coverage=coverage,
-            decided_by=decided_by,
-            n_tokens=n_tokens,
-            mixed=mixed,
-        )
-
-    def _mixed(self, reported: list[Match], n_tokens: int) -> MixedCoverage | None:
-        """The reported matches' coverage across kinds: what is stored, so only they count
-        (a threshold change replays it from the stored matches and this number)."""
-        kinds = {m.artifact.kind for m in reported}
-        if len(kinds) < 2:
-            return None
-        kinds = tuple(sorted(kinds))
-        spans = [(a.record_start, a.record_end) for m in reported for a in m.alignments]
-        return MixedCoverage(
-            coverage=covered(spans) / n_tokens,
-            kinds=kinds,
-            shared=sum(m.shared for m in reported),
-            threshold=float(across_kinds(*(self.threshold_for(kind) for kind in kinds))),
-            min_shared=int(across_kinds(*(self.min_shared_for(kind) for kind in kinds))),
-        )

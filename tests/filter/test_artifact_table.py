@@ -42,3 +42,17 @@ def test_a_copy_under_another_min_shared_has_its_own_minimums():
     stricter = original.copy(min_shared=40)
     assert list(stricter.artifacts.min_shared) == [40]
     assert list(original.artifacts.min_shared) == [20]
+
+
+def test_kinds_are_codes_into_the_names_each_copy_keeps():
+    first, second = (_artifact(n) for n in SKILL_NAMES[:2])
+    page = ArtifactRecord.from_text(kind="reference", name="page", text=skill(SKILL_NAMES[2]))
+    original = DerivedFilter()
+    original.add(first)
+    copy = original.copy()
+    copy.add(page)
+    original.add(second)  # detached: its own names from here on
+    names = lambda table: [table.kind_names[code] for code in table.kinds]  # noqa: E731
+    assert names(copy.artifacts) == ["skill", "reference"]
+    assert names(original.artifacts) == ["skill", "skill"]
+    assert copy.artifacts.take([1, 0]) == [page, first]

@@ -1,0 +1,210 @@
+"""From a batch's passages to its verdicts: every candidate pair measured, and every record's
+matches reported, in arrays for the whole batch at once.
+
+A pair's passages (filter.align.align_pairs) give its Match's measures: the tokens they cover
+in each text (their union: passages may overlap a little), the anchors they hold, the longest
+of them. A record's give its coverage by kind and across kinds. Only the reported matches
+become objects (filter.verdict), and the rule that decides is filter.decide's, asked once for
+each record that has any: arrays measure, the rule decides.
+"""
+
+from typing import Protocol
+
+import numpy as np
+
+from filter.align import Alignment
+from filter.artifact_table import ArtifactTable
+from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
+from filter.decision import across_kinds, match_exceeds
+from filter.verdict import Match, MixedCoverage, Verdict
+
+
+class Settings(Protocol):
+    """What measuring reads of a filter (filter.DerivedFilter is one)."""
+
+    min_overlap: float
+    paste_words: int
+
+    def threshold_for(self, kind: str) -> float: ...
+    def min_shared_for(self, kind: str) -> int: ...
+
+
+def covered_by_group(group, start, end, n_groups: int) -> np.ndarray:
+    """filter.align.covered for many groups at once: how many positions the union of each
+    group's [start, end) intervals holds, the intervals sorted by group, then start."""
+    if not len(group):
+        return np.zeros(n_groups, dtype=np.int64)
+    # each group shifted past the one before it, so that one running maximum serves them all
+    shift = group * (int(end.max()) + 1)
+    start, end = start + shift, end + shift
+    reach = np.concatenate(([-1], np.maximum.accumulate(end)[:-1]))
+    added = np.maximum(end - np.maximum(start, reach), 0)
+    return np.bincount(group, added, n_groups).astype(np.int64)
+
+
+def verdicts(
+    settings: Settings,
+    artifacts: ArtifactTable,
+    pair_record: np.ndarray,
+    numbers: np.ndarray,
+    counts: np.ndarray,
+    passages: np.ndarray,
+    n_tokens,
+) -> dict[int, Verdict]:
+    """The verdict of each record with a match (a candidate pair with a passage), by record:
+    pair p is (pair_record[p], numbers[p]) with counts[p] of `passages` (align_pairs' rows),
+    the pairs of each record together, in the order their matches rank among equals. Reported
+    are the matches a decision can ever use, at any threshold from min_overlap up: those from
+    min_overlap up, those of a kind whose coverage reaches it, all of a record's when their
+    coverage across kinds does, and those with a passage of paste_words words or more (a
+    pasted paragraph, cut whatever the record's overlap). What is stored of a record is then
+    all a decision taken again needs."""
+    matched = counts > 0
+    if not matched.any():
+        return {}
+    pair_record, numbers, counts = pair_record[matched], numbers[matched], counts[matched]
+    n_pairs, n_records = len(counts), len(n_tokens)
+    n_tokens = np.maximum(np.asarray(n_tokens, dtype=np.int64), 1)  # a record matched has some
+    pair_of = np.repeat(np.arange(n_pairs), counts)
+    first = np.cumsum(counts) - counts
+    record_start, record_end, artifact_start, artifact_end, anchors = passages.T
+    owner = pair_record[pair_of]
+
+    # each match: its passages come in record order
+    shared = np.add.reduceat(anchors, first)
+    longest = np.maximum.reduceat(record_end - record_start, first)
+    record_covered = covered_by_group(pair_of, record_start, record_end, n_pairs)
+    order = np.lexsort((artifact_start, pair_of))
+    artifact_covered = covered_by_group(
+        pair_of[order], artifact_start[order], artifact_end[order], n_pairs
+    )
+    record_containment = record_covered / n_tokens[pair_record]
+    artifact_containment = artifact_covered / np.maximum(artifacts.tokens[numbers], 1)
+    overlap = np.maximum(record_containment, artifact_containment)
+    # kinds by their names' order, so that a record's come sorted; each one's settings once
+    names = list(artifacts.kind_names)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    kind_names = sorted(names)
+    kind = rank[artifacts.kinds[numbers]]
+    threshold = np.array([settings.threshold_for(k) for k in kind_names], dtype=np.float64)[kind]
+    min_shared = np.array([settings.min_shared_for(k) for k in kind_names], dtype=np.int64)[kind]
+    exceeds = match_exceeds(overlap, shared, threshold=threshold, min_shared=min_shared)
+
+    # each record's coverage by kind (all its matches of the kind) and across kinds
+    group_of_pair = pair_record * len(names) + kind
+    group = group_of_pair[pair_of]
+    order = np.lexsort((record_start, group))
+    groups, inverse = np.unique(group[order], return_inverse=True)
+    kind_covered = (
+        covered_by_group(inverse, record_start[order], record_end[order], len(groups))
+        / n_tokens[groups // len(names)]
+    )
+    kind_coverage = kind_covered[np.searchsorted(groups, group_of_pair)]
+    n_kinds = np.bincount(groups // len(names), minlength=n_records)
+    every = _record_coverage(owner, record_start, record_end, n_records) / n_tokens
+    floor = settings.min_overlap
+    across = (n_kinds >= 2) & (every >= floor)
+    reported = (
+        across[pair_record]
+        | (overlap >= floor)
+        | exceeds
+        | (kind_coverage >= floor)
+        | (longest >= settings.paste_words)
+    )
+    # what the reported matches cover together (coverage across kinds is theirs)
+    kept = reported[pair_of]
+    reported_cover = (
+        _record_coverage(owner[kept], record_start[kept], record_end[kept], n_records) / n_tokens
+    )
+
+    # the reported matches of each record, best first: exceeding, then overlap, then shared
+    ranked = np.lexsort((np.arange(n_pairs), -shared, -overlap, ~exceeds, pair_record))
+    ranked = ranked[reported[ranked]]
+    rows = list(map(Alignment._make, passages.tolist()))
+    matches_of: dict[int, list[Match]] = {}
+    for record, artifact, over, limit, of_artifact, of_record, both, least, lo, hi in zip(
+        pair_record[ranked].tolist(),
+        artifacts.take(numbers[ranked].tolist()),
+        *(
+            column[ranked].tolist()
+            for column in (
+                overlap,
+                threshold,
+                artifact_containment,
+                record_containment,
+                shared,
+                min_shared,
+                first,
+                first + counts,
+            )
+        ),
+        strict=True,
+    ):
+        match = Match(
+            artifact, over, limit, of_artifact, of_record, both, least, tuple(rows[lo:hi])
+        )
+        if record in matches_of:
+            matches_of[record].append(match)
+        else:
+            matches_of[record] = [match]
+    coverage_of: dict[int, dict[str, float]] = {}
+    for group_key, share in zip(groups.tolist(), kind_covered.tolist(), strict=True):
+        record, code = divmod(group_key, len(names))
+        coverage_of.setdefault(record, {})[kind_names[code]] = share
+    n_tokens = n_tokens.tolist()
+    reported_cover = reported_cover.tolist()
+    return {
+        record: _verdict(
+            settings,
+            matches_of.get(record, []),
+            coverage,
+            n_tokens[record],
+            reported_cover[record],
+        )
+        for record, coverage in coverage_of.items()
+    }
+
+
+def _record_coverage(owner, start, end, n_records: int) -> np.ndarray:
+    """The positions of each record the passages given cover (owner: whose each is)."""
+    order = np.lexsort((start, owner))
+    return covered_by_group(owner[order], start[order], end[order], n_records)
+
+
+def _verdict(
+    settings: Settings, reported: list[Match], coverage: dict, n_tokens: int, together: float
+) -> Verdict:
+    """A record's verdict from its reported matches (best first), its coverage by kind and
+    what the reported matches cover together: filter.decide's rule on them."""
+    if not reported:  # (then no kind's coverage and no mix reaches the floor either)
+        return Verdict(derived=False, matches=[], coverage=coverage, n_tokens=n_tokens)
+    mixed = None
+    kinds = sorted({m.kind for m in reported})
+    if len(kinds) > 1:
+        mixed = MixedCoverage(
+            coverage=together,
+            kinds=tuple(kinds),
+            shared=sum(m.shared for m in reported),
+            threshold=float(across_kinds(*(settings.threshold_for(kind) for kind in kinds))),
+            min_shared=int(across_kinds(*(settings.min_shared_for(kind) for kind in kinds))),
+        )
+    floor = settings.min_overlap
+    facts = Facts(
+        text="",
+        matches=reported,
+        coverage=coverage_facts(coverage, reported, floor),
+        mixed=mixed_facts(mixed, floor),
+    )
+    _, why = deciding(facts, settings)
+    decided_by = None
+    if why is not None:
+        decided_by = {BY_MATCH: why.match, BY_COVERAGE: why.kind}.get(why.reason, mixed)
+    return Verdict(
+        derived=why is not None,
+        matches=reported,
+        coverage=coverage,
+        decided_by=decided_by,
+        n_tokens=n_tokens,
+        mixed=mixed,
+    )
