@@ -1004,10 +1004,52 @@ by_diagonal_then_record(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* The anchors by (diagonal, record position): often so already (a copy on one diagonal); when
- * they come in record order, as the lookups give them, a counting sort on the diagonal. */
+/* What align_one works in, for pairs of up to `room` anchors: allocated once for a call,
+ * not once a pair (most pairs hold a few dozen anchors). */
+typedef struct {
+    Run *runs, *chains, *kept, *scratch;
+    Py_ssize_t *active;
+    Py_ssize_t room;
+    Py_ssize_t *starts; /* the counting sort's, grown as a pair needs */
+    Py_ssize_t starts_room;
+} Workspace;
+
+static void
+workspace_free(Workspace *w)
+{
+    PyMem_RawFree(w->runs);
+    PyMem_RawFree(w->chains);
+    PyMem_RawFree(w->kept);
+    PyMem_RawFree(w->scratch);
+    PyMem_RawFree(w->active);
+    PyMem_RawFree(w->starts);
+    *w = (Workspace){0};
+}
+
+/* room for pairs of n anchors; -1 without an exception set (no GIL needed) */
 static int
-sort_anchors(Anchor *anchors, Py_ssize_t n)
+workspace_open(Workspace *w, Py_ssize_t n)
+{
+    n = n ? n : 1;
+    *w = (Workspace){0};
+    w->runs = PyMem_RawMalloc(n * sizeof(Run));
+    w->chains = PyMem_RawMalloc(n * sizeof(Run));
+    w->kept = PyMem_RawMalloc(n * sizeof(Run));
+    w->scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts, and the anchors' */
+    w->active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
+    w->room = n;
+    if (!w->runs || !w->chains || !w->kept || !w->scratch || !w->active) {
+        workspace_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+/* The anchors by (diagonal, record position): often so already (a copy on one diagonal); when
+ * they come in record order, as the lookups give them, a counting sort on the diagonal.
+ * -1 when memory runs out (no exception set). */
+static int
+sort_anchors(Anchor *anchors, Py_ssize_t n, Workspace *work)
 {
     int sorted = 1, record_order = 1;
     int64_t low = anchors[0].diagonal, high = low;
@@ -1024,13 +1066,17 @@ sort_anchors(Anchor *anchors, Py_ssize_t n)
         return 0;
     }
     Py_ssize_t span = (Py_ssize_t)(high - low) + 1;
-    Py_ssize_t *starts = PyMem_RawCalloc(span + 1, sizeof(Py_ssize_t));
-    Anchor *copy = PyMem_RawMalloc(n * sizeof(Anchor));
-    if (starts == NULL || copy == NULL) {
-        PyMem_RawFree(starts);
-        PyMem_RawFree(copy);
-        return -1;
+    if (span + 1 > work->starts_room) {
+        PyMem_RawFree(work->starts);
+        work->starts_room = 2 * (span + 1);
+        if (!(work->starts = PyMem_RawMalloc(work->starts_room * sizeof(Py_ssize_t)))) {
+            work->starts_room = 0;
+            return -1;
+        }
     }
+    Py_ssize_t *starts = work->starts;
+    Anchor *copy = (Anchor *)work->scratch; /* a Run is larger than an Anchor */
+    memset(starts, 0, (span + 1) * sizeof(Py_ssize_t));
     for (Py_ssize_t a = 0; a < n; a++)
         starts[anchors[a].diagonal - low + 1]++;
     for (Py_ssize_t d = 1; d <= span; d++)
@@ -1038,8 +1084,6 @@ sort_anchors(Anchor *anchors, Py_ssize_t n)
     for (Py_ssize_t a = 0; a < n; a++)
         copy[starts[anchors[a].diagonal - low]++] = anchors[a];
     memcpy(anchors, copy, n * sizeof(Anchor));
-    PyMem_RawFree(starts);
-    PyMem_RawFree(copy);
     return 0;
 }
 
@@ -1136,43 +1180,6 @@ renumber(Run *runs, Py_ssize_t n)
         runs[r].seq = r;
 }
 
-/* What align_one works in, for pairs of up to `room` anchors: allocated once for a call,
- * not once a pair (most pairs hold a few dozen anchors). */
-typedef struct {
-    Run *runs, *chains, *kept, *scratch;
-    Py_ssize_t *active;
-    Py_ssize_t room;
-} Workspace;
-
-static void
-workspace_free(Workspace *w)
-{
-    PyMem_RawFree(w->runs);
-    PyMem_RawFree(w->chains);
-    PyMem_RawFree(w->kept);
-    PyMem_RawFree(w->scratch);
-    PyMem_RawFree(w->active);
-    *w = (Workspace){0};
-}
-
-/* room for pairs of n anchors; -1 without an exception set (no GIL needed) */
-static int
-workspace_open(Workspace *w, Py_ssize_t n)
-{
-    n = n ? n : 1;
-    w->runs = PyMem_RawMalloc(n * sizeof(Run));
-    w->chains = PyMem_RawMalloc(n * sizeof(Run));
-    w->kept = PyMem_RawMalloc(n * sizeof(Run));
-    w->scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts */
-    w->active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
-    w->room = n;
-    if (!w->runs || !w->chains || !w->kept || !w->scratch || !w->active) {
-        workspace_free(w);
-        return -1;
-    }
-    return 0;
-}
-
 /* filter/align.py's align() for one pair: the anchors (i, j) in `anchors` (n of them, which it
  * sorts), the passages pushed onto `out` as five int64 each (record_start, record_end,
  * artifact_start, artifact_end, shared), in record order. Each step mirrors the function of
@@ -1186,7 +1193,7 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, Workspace *work, Gr
     Run *runs = work->runs, *chains = work->chains, *kept = work->kept, *scratch = work->scratch;
     Py_ssize_t *active = work->active;
     /* _runs: cut along each diagonal where it changes or the record steps over max_gap */
-    if (sort_anchors(anchors, n) < 0)
+    if (sort_anchors(anchors, n, work) < 0)
         return -1;
     Py_ssize_t n_runs = 0;
     for (Py_ssize_t a = 0; a < n; a++) {
@@ -1542,6 +1549,43 @@ sort_u64(uint64_t *keys, Py_ssize_t n)
     }
 }
 
+/* keys[0:n] ascending, keys below 2^bits: least significant digit first, 11 bits a pass,
+ * through `scratch` (room for n). A batch's anchors as (record, artifact) keys: a few passes
+ * over all of them, where a comparison sort of each record's cost a log factor more. */
+static void
+radix_sort_u64(uint64_t *keys, Py_ssize_t n, int bits, uint64_t *scratch)
+{
+    enum { DIGIT = 11, BUCKETS = 1 << 11 };
+    uint64_t *from = keys, *into = scratch;
+    Py_ssize_t at[BUCKETS];
+    for (int shift = 0; shift < bits; shift += DIGIT) {
+        memset(at, 0, sizeof at);
+        for (Py_ssize_t i = 0; i < n; i++)
+            at[(from[i] >> shift) & (BUCKETS - 1)]++;
+        for (Py_ssize_t b = 0, total = 0; b < BUCKETS; b++) {
+            Py_ssize_t count = at[b];
+            at[b] = total;
+            total += count;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            into[at[(from[i] >> shift) & (BUCKETS - 1)]++] = from[i];
+        uint64_t *swap = from;
+        from = into;
+        into = swap;
+    }
+    if (from != keys)
+        memcpy(keys, from, n * sizeof(uint64_t));
+}
+
+static int
+bits_for(Py_ssize_t n) /* the bits that hold 0 .. n - 1 */
+{
+    int bits = 0;
+    while (bits < 63 && ((Py_ssize_t)1 << bits) < n)
+        bits++;
+    return bits;
+}
+
 /* candidates(owner, artifact_no, tokens, min_shared, n_tokens, min_overlap, max_gap, slack)
  *     -> [(record, [artifact numbers]), ...]
  *
@@ -1577,12 +1621,19 @@ candidates(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "candidates: arrays of different lengths");
         goto done;
     }
-    keys = PyMem_Malloc((n ? n : 1) * sizeof(uint64_t));
+    /* a key is (record, artifact number) in as few bits as they take */
+    const int number_bits = bits_for(n_artifacts), key_bits = number_bits + bits_for(n_records);
+    const uint64_t number_mask = ((uint64_t)1 << number_bits) - 1;
+    if (key_bits > 64) {
+        PyErr_SetString(PyExc_ValueError, "candidates: too many records and artifacts");
+        goto done;
+    }
+    keys = PyMem_Malloc((n ? 2 * n : 1) * sizeof(uint64_t)); /* and room to sort them */
     if (keys == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    int sorted = 1, out_of_range = 0;
+    int out_of_range = 0;
     /* Without the GIL: the keys are made and sorted in C arrays only. */
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t a = 0; a < n; a++) {
@@ -1592,22 +1643,14 @@ candidates(PyObject *self, PyObject *args)
             out_of_range = 1;
             break;
         }
-        keys[a] = ((uint64_t)record << 32) | (uint64_t)artifact_no[a];
-        sorted &= a == 0 || one_record || owner[a] >= owner[a - 1];
+        keys[a] = ((uint64_t)record << number_bits) | (uint64_t)artifact_no[a];
     }
-    if (out_of_range) {
+    if (out_of_range)
         ; /* reported below, with the GIL */
-    } else if (one_record) {
+    else if (n < 4096)
         sort_u64(keys, n);
-    } else if (sorted) { /* the lookups give anchors in record order: sort each record's alone */
-        for (Py_ssize_t first = 0, last; first < n; first = last) {
-            for (last = first + 1; last < n && owner[last] == owner[first]; last++)
-                ;
-            sort_u64(keys + first, last - first);
-        }
-    } else {
-        sort_u64(keys, n);
-    }
+    else
+        radix_sort_u64(keys, n, key_bits, keys + n);
     Py_END_ALLOW_THREADS
     if (out_of_range) {
         PyErr_SetString(PyExc_ValueError, "candidates: a record or artifact out of range");
@@ -1621,9 +1664,9 @@ candidates(PyObject *self, PyObject *args)
     for (Py_ssize_t first = 0, last; first < n; first = last) {
         for (last = first + 1; last < n && keys[last] == keys[first]; last++)
             ;
-        int64_t record = (int64_t)(keys[first] >> 32);
+        int64_t record = (int64_t)(keys[first] >> number_bits);
         int64_t count = last - first + (with_slack ? slack[record] : 0);
-        int64_t number = (int64_t)(keys[first] & 0xFFFFFFFFu);
+        int64_t number = (int64_t)(keys[first] & number_mask);
         int64_t smaller = tokens[number] < n_tokens[record] ? tokens[number] : n_tokens[record];
         if (count < min_shared[number] ||
             !((double)(count * max_gap) >= min_overlap * (double)smaller))

@@ -203,13 +203,15 @@ class DerivedFilter:
         # boilerplate: of a skill kept in many versions, of a section a whole collection of
         # pages shares. Its candidates are chosen from all its anchors, all its postings
         # read. Any other record's are first chosen with all of its boilerplate counted for
-        # each artifact (what none can exceed), then by each one's own (_passages): the
+        # each artifact (what none can exceed), then by each one's own (_aligned): the
         # candidates are those of all the record's anchors either way, whatever the index
         # counts as boilerplate, so a verdict does not depend on how many other artifacts
         # share a phrase.
         whole = left_over >= self._fewest_min_shared
         part = ~whole[owner]
-        chosen = list(self._candidates(owner[part], artifact_no[part], n_tokens, left_over))
+        # (most batches have no such record: the anchors as they are, not a copy of them all)
+        anchors_of = (owner, artifact_no) if not whole.any() else (owner[part], artifact_no[part])
+        chosen = list(self._candidates(*anchors_of, n_tokens, left_over))
         if whole.any():
             every = left_out.where(whole[left_owner]).put_back((_NONE, _NONE, _NONE))[:2]
             anchors_of = (
