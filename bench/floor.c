@@ -1,6 +1,6 @@
 /* The compiled floor of a check: what any shingle matcher must at least do per record, in C.
  *
- *     floor ARTIFACT_HASHES RECORDS... [--repeats N]
+ *     floor ARTIFACT_HASHES RECORDS... [--repeats N] [--rounds]
  *
  * ARTIFACT_HASHES: the artifacts' shingle hashes, uint64 little-endian (bench/registry.py
  * writes poimen's own, so the floor's table holds what the index holds). Each RECORDS file:
@@ -12,7 +12,9 @@
  * probe an open-addressing table of the artifact hashes (linear probing, load 1/2), counting
  * hits. Prints one line a RECORDS file: "<file> <bytes> <best seconds> <MB/s> <hits>".
  * Single thread, best of the repeats, in CPU time (as the Python side is measured: the machine
- * is shared).
+ * is shared). With --rounds it loads once, then runs one pass of each file (one line each) for
+ * every line read on stdin, until it ends: the caller interleaves its own passes with them, so
+ * that each ratio compares two runs a moment apart, not two minutes of a shared machine.
  */
 #define XXH_INLINE_ALL
 #include "../filter/vendor/xxhash/xxhash.h"
@@ -121,19 +123,36 @@ now(void)
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* One pass of `size` bytes of records: the CPU seconds it took, its hits in *hits. */
+static double
+one_pass(const unsigned char *records, size_t size, long *hits)
+{
+    double started = now();
+    *hits = 0;
+    for (size_t at = 0; at + 4 <= size;) {
+        uint32_t length;
+        memcpy(&length, records + at, 4);
+        *hits += check_record(records + at + 4, length);
+        at += 4 + length;
+    }
+    return now() - started;
+}
+
 int
 main(int argc, char **argv)
 {
-    int repeats = 3, n_files = 0;
+    int repeats = 3, n_files = 0, rounds = 0;
     const char *files[16];
     for (int a = 2; a < argc; a++) {
         if (!strcmp(argv[a], "--repeats") && a + 1 < argc)
             repeats = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--rounds"))
+            rounds = 1;
         else if (n_files < 16)
             files[n_files++] = argv[a];
     }
     if (argc < 3 || !n_files) {
-        fprintf(stderr, "usage: floor ARTIFACT_HASHES RECORDS... [--repeats N]\n");
+        fprintf(stderr, "usage: floor ARTIFACT_HASHES RECORDS... [--repeats N] [--rounds]\n");
         return 2;
     }
     for (int c = 0; c < 256; c++)
@@ -149,24 +168,26 @@ main(int argc, char **argv)
     for (size_t h = 0; h < n_hashes; h++)
         table_put(hashes[h]);
     free(hashes);
-    for (int f = 0; f < n_files; f++) {
-        unsigned char *records = read_file(files[f], &size);
-        double best = 1e300;
-        long hits = 0;
-        for (int r = 0; r < repeats; r++) {
-            double started = now();
-            hits = 0;
-            for (size_t at = 0; at + 4 <= size;) {
-                uint32_t length;
-                memcpy(&length, records + at, 4);
-                hits += check_record(records + at + 4, length);
-                at += 4 + length;
+    unsigned char *records[16];
+    size_t sizes[16];
+    for (int f = 0; f < n_files; f++)
+        records[f] = read_file(files[f], &sizes[f]);
+    char line[64];
+    while (!rounds || fgets(line, sizeof line, stdin)) {
+        for (int f = 0; f < n_files; f++) {
+            double best = 1e300;
+            long hits = 0;
+            for (int r = 0; r < (rounds ? 1 : repeats); r++) {
+                double took = one_pass(records[f], sizes[f], &hits);
+                best = took < best ? took : best;
             }
-            double took = now() - started;
-            best = took < best ? took : best;
+            printf("%s %zu %.6f %.2f %ld\n", files[f], sizes[f], best, sizes[f] / best / 1e6, hits);
         }
-        printf("%s %zu %.6f %.2f %ld\n", files[f], size, best, size / best / 1e6, hits);
-        free(records);
+        fflush(stdout);
+        if (!rounds)
+            break;
     }
+    for (int f = 0; f < n_files; f++)
+        free(records[f]);
     return 0;
 }

@@ -12,9 +12,12 @@ by segments of 20,000 artifacts merged in the background; at each size it measur
 - bytes a shingle: what a compiled lookup reads (keys, postings, directory, bitmap) over the
   entries, and the files' size (with the full hashes that only merges read);
 - build time: the store grown to this size from the last (appends and merges), wall clock;
-- check_many MB/s on each half (1,000 records a call, best of 3, CPU time), with precision
-  and recall of the planted copies, beside the compiled floor (bench/floor.c, built here with
-  the compiler the C module uses, same records, same artifact shingles, same run);
+- check_many MB/s on each half (1,000 records a call, CPU time), with precision and recall
+  of the planted copies, beside the compiled floor (bench/floor.c, built here with the
+  compiler the C module uses, same records, same artifact shingles), in five rounds of one
+  pass of each: the best MB/s of each, and the median of the rounds' ratios (a shared
+  machine's speed moves by half within minutes: a ratio of two runs a moment apart moves
+  far less than one of two best-of-threes run a minute apart);
 - check_many from two threads at once against one (the compiled loops release the GIL);
 - registrations: `--rate` a second for `--seconds` while four readers (two server processes,
   two queue workers) check records; the time until each registration is in force in every
@@ -54,6 +57,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # each run in a folder of its own: two runs from one checkout must not share a store
 CACHE = ROOT / "bench" / ".cache"
 FILL_STEP = 20_000
+# check_many and the floor, one pass each a round: the ratio is the median of the rounds'
+ROUNDS = 5
 _EMPTY = np.empty(0, dtype=np.uint64)
 _EMITTED = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -116,17 +121,31 @@ def write_records(records: list[str], path: Path) -> None:
             out.write(len(data).to_bytes(4, "little") + data)
 
 
-def floor_speeds(binary, artifacts: Artifacts, size: int, files: dict) -> dict:
+def interleaved_speeds(binary, artifacts: Artifacts, size: int, files: dict, check_many, picked):
+    """check_many's and the floor's MB/s on each half, in ROUNDS rounds: one pass of
+    check_many over each half, then one of the floor (a process that loaded the table once),
+    so that each round's ratio compares two runs a moment apart. The best MB/s of each, the
+    median of the rounds' ratios, and check_many's last verdicts."""
     hashes = binary.parent / "floor-hashes.bin"
     artifacts.shingles[: artifacts.starts[size]].tofile(hashes)
-    run = subprocess.run(
-        [str(binary), str(hashes), *(str(files[h]) for h in HALVES), "--repeats", "3"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    speeds = [float(line.split()[3]) for line in run.stdout.splitlines()]
-    return dict(zip(HALVES, speeds, strict=True))
+    args = [str(binary), str(hashes), *(str(files[h]) for h in HALVES), "--rounds"]
+    speeds = {h: [] for h in HALVES}
+    floors = {h: [] for h in HALVES}
+    verdicts = {}
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as run:
+        for _ in range(ROUNDS):
+            for half in HALVES:
+                megabytes = sum(len(r.encode("utf-8")) for r in picked[half]) / 1e6
+                seconds, verdicts[half] = timed_batches(check_many, picked[half], 1, BATCH)
+                speeds[half].append(megabytes / seconds)
+            run.stdin.write("go\n")
+            run.stdin.flush()
+            for half in HALVES:
+                floors[half].append(float(run.stdout.readline().split()[3]))
+        run.stdin.close()
+    ratios = {h: float(np.median(np.divide(speeds[h], floors[h]))) for h in HALVES}
+    best = {h: max(speeds[h]) for h in HALVES}
+    return best, {h: max(floors[h]) for h in HALVES}, ratios, verdicts
 
 
 def grow(store, derived_filter, artifacts: Artifacts, size: int) -> float:
@@ -181,15 +200,19 @@ def measure_size(size, store, view, derived_filter, artifacts, work, halves, flo
     row["file_bytes_a_shingle"] = files_bytes / entries
     row["entries"] = entries
     derived_filter.check("warm the index up before the clock starts")
+    picked = {h: [work.records[i] for i in halves[h]] for h in HALVES}
+    best, row["floor"], row["ratio"], verdicts = interleaved_speeds(
+        floor,
+        artifacts,
+        size,
+        files,
+        lambda batch: [v.derived for v in derived_filter.check_many(batch)],
+        picked,
+    )
     for half in HALVES:
-        picked = [work.records[i] for i in halves[half]]
-        megabytes = sum(len(r.encode("utf-8")) for r in picked) / 1e6
-        seconds, verdicts = timed_batches(
-            lambda batch: [v.derived for v in derived_filter.check_many(batch)], picked, 3, BATCH
-        )
-        row[half] = megabytes / seconds
-        row[f"{half} recall"] = precision_recall(verdicts, [work.planted[i] for i in halves[half]])
-    row["floor"] = floor_speeds(floor, artifacts, size, files)
+        row[half] = best[half]
+        planted = [work.planted[i] for i in halves[half]]
+        row[f"{half} recall"] = precision_recall(verdicts[half], planted)
     say(f"  {size:,}: threads...")
     row["one thread"] = threaded_speed(derived_filter, work.records, 1)
     row["two threads"] = threaded_speed(derived_filter, work.records, 2)

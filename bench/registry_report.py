@@ -22,12 +22,12 @@ def report(rows: list[dict], context: dict, args, seconds: float, machine: str) 
         f" {machine}; allocator: {context['allocator']}; {seconds / 60:.1f} min in all.",
         "",
         "| artifacts | entries | segments | B/shingle (lookup) | B/shingle (files) | build s |"
-        " check_many ASCII MB/s | floor ASCII | ratio | check_many non-ASCII MB/s |"
-        " floor non-ASCII | ratio | recall ASCII / non-ASCII | 2 threads / 1 |",
+        " check_many ASCII MB/s | floor ASCII | ratio, median | check_many non-ASCII MB/s |"
+        " floor non-ASCII | ratio, median | recall ASCII / non-ASCII | 2 threads / 1 |",
         "|" + "---|" * 14,
     ]
     for row in rows:
-        ratios = {h: row[h] / row["floor"][h] for h in HALVES}
+        ratios = row["ratio"]
         recall = " / ".join(f"{row[f'{h} recall'][1]:.3f}" for h in HALVES)
         threads = row["two threads"] / row["one thread"]
         lines.append(
@@ -63,9 +63,10 @@ def report(rows: list[dict], context: dict, args, seconds: float, machine: str) 
     lines += ["", "Targets:", ""]
     first, last = rows[0], rows[-1]
     for half in HALVES:
-        worst = min(row[half] / row["floor"][half] for row in rows)
+        worst = min(row["ratio"][half] for row in rows)
         lines.append(
-            f"- check_many / compiled floor, {half}, lowest over the sizes: {worst:.2f}x"
+            f"- check_many / compiled floor, {half} (median of the rounds), lowest over the"
+            f" sizes: {worst:.2f}x"
             f" (target >= {FLOOR_SHARE}x): {_met(worst >= FLOOR_SHARE)}"
         )
         change = last[half] / first[half]

@@ -1012,6 +1012,13 @@ typedef struct {
     Py_ssize_t room;
     Py_ssize_t *starts; /* the counting sort's, grown as a pair needs */
     Py_ssize_t starts_room;
+    /* the run open on each diagonal (runs_in_record_order): open addressing, an entry in use
+     * for the pair whose stamp it holds, so that no pair clears it */
+    int64_t *diagonals;
+    Py_ssize_t *run_of;
+    uint32_t *stamps;
+    uint32_t stamp;
+    int table_bits;
 } Workspace;
 
 static void
@@ -1023,6 +1030,9 @@ workspace_free(Workspace *w)
     PyMem_RawFree(w->scratch);
     PyMem_RawFree(w->active);
     PyMem_RawFree(w->starts);
+    PyMem_RawFree(w->diagonals);
+    PyMem_RawFree(w->run_of);
+    PyMem_RawFree(w->stamps);
     *w = (Workspace){0};
 }
 
@@ -1038,7 +1048,14 @@ workspace_open(Workspace *w, Py_ssize_t n)
     w->scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts, and the anchors' */
     w->active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
     w->room = n;
-    if (!w->runs || !w->chains || !w->kept || !w->scratch || !w->active) {
+    w->table_bits = 3;
+    while (((Py_ssize_t)1 << w->table_bits) < 2 * n)
+        w->table_bits++;
+    w->diagonals = PyMem_RawMalloc(((Py_ssize_t)1 << w->table_bits) * sizeof(int64_t));
+    w->run_of = PyMem_RawMalloc(((Py_ssize_t)1 << w->table_bits) * sizeof(Py_ssize_t));
+    w->stamps = PyMem_RawCalloc((Py_ssize_t)1 << w->table_bits, sizeof(uint32_t));
+    if (!w->runs || !w->chains || !w->kept || !w->scratch || !w->active || !w->diagonals ||
+        !w->run_of || !w->stamps) {
         workspace_free(w);
         return -1;
     }
@@ -1180,6 +1197,64 @@ renumber(Run *runs, Py_ssize_t n)
         runs[r].seq = r;
 }
 
+/* _runs and the first sort of _chain in one pass, for anchors in record order (as a lookup
+ * gives them: by i, then j): each anchor extends the run open on its diagonal, or opens one
+ * there when none is open or the record steps over max_gap. The runs come out by their first
+ * record position, then diagonal: the order _chain wants once equal positions are put longest
+ * first, which is what sorting by (diagonal, i) then by (i_first, -count) gives, without
+ * either sort. Returns how many runs are in work->runs, or -1 when the anchors are not in
+ * record order or make more than max_runs runs (the caller takes the sorting way). */
+static Py_ssize_t
+runs_in_record_order(const Anchor *anchors, Py_ssize_t n, const Rules *rules, Workspace *work)
+{
+    Run *runs = work->runs;
+    if (++work->stamp == 0) { /* every 2^32 pairs: the stamps start again */
+        memset(work->stamps, 0, ((Py_ssize_t)1 << work->table_bits) * sizeof(uint32_t));
+        work->stamp = 1;
+    }
+    const uint32_t stamp = work->stamp;
+    const Py_ssize_t mask = ((Py_ssize_t)1 << work->table_bits) - 1;
+    Py_ssize_t n_runs = 0;
+    for (Py_ssize_t a = 0; a < n; a++) {
+        const Anchor *anchor = &anchors[a];
+        if (a && (anchor->i < anchor[-1].i || (anchor->i == anchor[-1].i && anchor->j < anchor[-1].j)))
+            return -1;
+        Py_ssize_t t =
+            (Py_ssize_t)(((uint64_t)anchor->diagonal * MULTIPLIER) >> (64 - work->table_bits));
+        while (work->stamps[t] == stamp && work->diagonals[t] != anchor->diagonal)
+            t = (t + 1) & mask;
+        Run *run;
+        if (work->stamps[t] == stamp && anchor->i - runs[work->run_of[t]].i_last <= rules->max_gap) {
+            run = &runs[work->run_of[t]];
+        } else {
+            if (n_runs == rules->max_runs)
+                return -1;
+            work->stamps[t] = stamp;
+            work->diagonals[t] = anchor->diagonal;
+            work->run_of[t] = n_runs;
+            runs[n_runs] = (Run){anchor->i, anchor->i, anchor->j, anchor->j, 0, n_runs};
+            run = &runs[n_runs++];
+        }
+        run->i_last = anchor->i;
+        run->j_last = anchor->j;
+        run->count++;
+    }
+    /* runs of one first position longest first, equals in diagonal order (insertion: there
+     * are seldom more than a few) */
+    for (Py_ssize_t lo = 0, hi; lo < n_runs; lo = hi) {
+        for (hi = lo + 1; hi < n_runs && runs[hi].i_first == runs[lo].i_first; hi++)
+            ;
+        for (Py_ssize_t r = lo + 1; r < hi; r++) {
+            Run run = runs[r];
+            Py_ssize_t at = r;
+            for (; at > lo && runs[at - 1].count < run.count; at--)
+                runs[at] = runs[at - 1];
+            runs[at] = run;
+        }
+    }
+    return n_runs;
+}
+
 /* filter/align.py's align() for one pair: the anchors (i, j) in `anchors` (n of them, which it
  * sorts), the passages pushed onto `out` as five int64 each (record_start, record_end,
  * artifact_start, artifact_end, shared), in record order. Each step mirrors the function of
@@ -1192,30 +1267,34 @@ align_one(Anchor *anchors, Py_ssize_t n, const Rules *rules, Workspace *work, Gr
         return 0;
     Run *runs = work->runs, *chains = work->chains, *kept = work->kept, *scratch = work->scratch;
     Py_ssize_t *active = work->active;
-    /* _runs: cut along each diagonal where it changes or the record steps over max_gap */
-    if (sort_anchors(anchors, n, work) < 0)
-        return -1;
-    Py_ssize_t n_runs = 0;
-    for (Py_ssize_t a = 0; a < n; a++) {
-        if (a == 0 || anchors[a].diagonal != anchors[a - 1].diagonal ||
-            anchors[a].i - anchors[a - 1].i > rules->max_gap) {
-            runs[n_runs] = (Run){anchors[a].i, anchors[a].i, anchors[a].j, anchors[a].j, 0, n_runs};
-            n_runs++;
+    Py_ssize_t n_runs = runs_in_record_order(anchors, n, rules, work);
+    if (n_runs < 0) {
+        /* _runs: cut along each diagonal where it changes or the record steps over max_gap */
+        if (sort_anchors(anchors, n, work) < 0)
+            return -1;
+        n_runs = 0;
+        for (Py_ssize_t a = 0; a < n; a++) {
+            if (a == 0 || anchors[a].diagonal != anchors[a - 1].diagonal ||
+                anchors[a].i - anchors[a - 1].i > rules->max_gap) {
+                runs[n_runs] =
+                    (Run){anchors[a].i, anchors[a].i, anchors[a].j, anchors[a].j, 0, n_runs};
+                n_runs++;
+            }
+            Run *run = &runs[n_runs - 1];
+            run->i_last = anchors[a].i;
+            run->j_last = anchors[a].j;
+            run->count++;
         }
-        Run *run = &runs[n_runs - 1];
-        run->i_last = anchors[a].i;
-        run->j_last = anchors[a].j;
-        run->count++;
-    }
-    if (n_runs > rules->max_runs) {
-        /* the longest max_runs, the first of equals, kept in their order */
-        sort_runs(runs, n_runs, scratch, by_count_desc);
-        n_runs = rules->max_runs;
-        sort_runs(runs, n_runs, scratch, by_seq);
-        renumber(runs, n_runs);
+        if (n_runs > rules->max_runs) {
+            /* the longest max_runs, the first of equals, kept in their order */
+            sort_runs(runs, n_runs, scratch, by_count_desc);
+            n_runs = rules->max_runs;
+            sort_runs(runs, n_runs, scratch, by_seq);
+            renumber(runs, n_runs);
+        }
+        sort_runs(runs, n_runs, scratch, by_record_then_count_desc);
     }
     /* _chain: runs in record order join the nearest chain they follow in both texts */
-    sort_runs(runs, n_runs, scratch, by_record_then_count_desc);
     Py_ssize_t n_chains = 0, n_active = 0;
     for (Py_ssize_t r = 0; r < n_runs; r++) {
         const Run *run = &runs[r];
