@@ -2152,12 +2152,15 @@ done:
  * most of its non-ASCII characters are a few (dashes, arrows, quotes; a script's letters):
  * NFKC and casefold of the whole text cost more than the rest of a check.
  *
- * `piece_form(piece)` (normalise.py's _piece_form) gives (its normalised form, whether it
- * joins as it stands): a piece's form can be put after what precedes it when NFKC cannot reach
- * back across the join (filter/normalise.py says when). A text holding a piece that cannot
- * gives None: the caller normalises it whole. The cache is the process's: single code points
+ * `piece_form(piece)` (normalise.py's _piece_form) gives (its normalised form, how it joins:
+ * JOINS 2, JOINS_AFTER_ASCII 1, APART 0): a piece's form can be put after what precedes it
+ * when NFKC cannot reach back across the join (filter/normalise.py says when). A piece that
+ * cannot is taken again with the pieces around it (normalised_onto); a text where that does
+ * not join either gives None: the caller normalises it whole. The cache is the process's: single code points
  * in pages of 256, longer pieces in a dict emptied when it is full; it is kept while the same
  * `piece_form` is passed and emptied when another is. */
+
+enum { APART, JOINS_AFTER_ASCII, JOINS }; /* how a piece's form joins: normalise.py's */
 
 typedef struct {
     PyObject *form; /* NULL: not looked up yet */
@@ -2194,9 +2197,17 @@ form_called(PyObject *piece_form, PyObject *piece, int *joins)
         return NULL;
     if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
         !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0))) {
-        PyErr_SetString(PyExc_TypeError, "normalised: piece_form must return (str, bool)");
-    } else if ((*joins = PyObject_IsTrue(PyTuple_GET_ITEM(pair, 1))) >= 0) {
-        form = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
+        PyErr_SetString(PyExc_TypeError, "normalised: piece_form must return (str, int)");
+    } else {
+        long how = PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
+        if (how == -1 && PyErr_Occurred())
+            ;
+        else if (how < 0 || how > 2)
+            PyErr_SetString(PyExc_ValueError, "normalised: piece_form's join must be 0, 1 or 2");
+        else {
+            *joins = (int)how;
+            form = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
+        }
     }
     Py_DECREF(pair);
     return form;
@@ -2288,11 +2299,20 @@ ascii_run_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 
 /* The text (kind, data, n) normalised by pieces onto the end of `out` (code points): 1, or 0
  * where a piece does not join as it stands (`out` as it was), or -1 with an exception. Inlined
- * for each kind: the stretches of ASCII, most of a text, are read in its own width. */
+ * for each kind: the stretches of ASCII, most of a text, are read in its own width.
+ *
+ * A piece that does not join as it stands (a Hangul vowel after a compatibility consonant:
+ * NFKC makes the two one syllable) is normalised again with the pieces around it, from the
+ * last ASCII character that heads no piece to the next, as one piece: nothing composes with
+ * such a character or reorders across it, so that stretch normalises alone as it does in the
+ * whole text, unless its own head reaches back (JOINS_AFTER_ASCII is enough: what precedes
+ * it is such a character or nothing). Only where it does is the text normalised whole. */
 static inline __attribute__((always_inline)) int
 normalised_onto(int kind, const void *data, Py_ssize_t n, PyObject *piece_form, Growable *out)
 {
     Py_ssize_t had = out->len, i = 0, end;
+    /* where the pieces since the last such ASCII character start, in the text and in out */
+    Py_ssize_t stretch_from = 0, stretch_at = out->len;
     while (i < n) {
         /* a stretch of ASCII no mark follows (all of a run but a last character before one
          * that is not ASCII), lowered in one loop, with room for the rest of the text (only a
@@ -2306,22 +2326,35 @@ normalised_onto(int kind, const void *data, Py_ssize_t n, PyObject *piece_form, 
             for (Py_ssize_t j = i; j < stretch_end; j++)
                 into[j - i] = ascii_lower(AT(j));
             out->len += stretch_end - i;
-            i = stretch_end;
+            i = stretch_from = stretch_end;
+            stretch_at = out->len;
         }
         if (i >= n)
             break;
         if ((end = piece_end(kind, data, n, i)) < 0) {
             ((uint32_t *)out->data)[out->len++] = ascii_lower(AT(i)); /* (in the room) */
-            i++;
+            stretch_from = ++i;
+            stretch_at = out->len;
             continue;
         }
         int joins;
         PyObject *form = form_of(kind, data, i, end - i, piece_form, &joins);
         if (form == NULL)
             return -1;
-        if (!joins) {
-            out->len = had;
-            return 0;
+        if (joins != JOINS) {
+            /* the pieces from stretch_from up to the next ASCII character heading none: what
+             * precedes them is such a character or nothing */
+            Py_ssize_t next;
+            while (end < n && (next = piece_end(kind, data, n, end)) >= 0)
+                end = next;
+            form = form_of(kind, data, stretch_from, end - stretch_from, piece_form, &joins);
+            if (form == NULL)
+                return -1;
+            if (joins == APART) {
+                out->len = had;
+                return 0;
+            }
+            out->len = stretch_at;
         }
         if (u32s_append_str(out, form) < 0)
             return -1;

@@ -173,29 +173,41 @@ def _normalise(run: str) -> str:
 # mark (it reorders or composes with what precedes), a Hangul vowel or final jamo (it joins the
 # syllable or leading jamo before it: NFKC makes "ㅋㅜ" one syllable) or has a combining
 # class. Every character that composes as a second one is a mark or such a jamo
-# (tests/filter/test_normalise_pieces.py checks it for this Python's unicodedata).
+# (tests/filter/test_normalise_pieces.py checks it for this Python's unicodedata). A jamo
+# composes with a syllable or a leading jamo only: after an ASCII character no mark follows
+# (nothing composes with one, nothing reorders across it) a piece headed by one joins too.
 _JAMO = re.compile("[\u1160-\u11ff\ud7b0-\ud7ff]")
 
+# How a piece's form joins what precedes it (_piece_form): after anything; only after an
+# ASCII character no mark follows, or at the text's start; not as it stands.
+JOINS, JOINS_AFTER_ASCII, APART = 2, 1, 0
 
-def _joins_at(step: str) -> bool:
+
+def _joins_at(step: str, *, after_ascii: bool = False) -> bool:
     if not step or step[0] < "\x80":
         return True
     head = step[0]
     return (
         not unicodedata.combining(head)
         and not unicodedata.category(head).startswith("M")
-        and not _JAMO.match(head)
+        and (after_ascii or not _JAMO.match(head))
     )
 
 
-def _piece_form(piece: str) -> tuple[str, bool]:
-    """A piece's normalised form (_normalise's, step by step) and whether it joins as it
-    stands: the compiled normaliser's cache holds both (filter/_speedups.c's normalised)."""
+def _piece_form(piece: str) -> tuple[str, int]:
+    """A piece's normalised form (_normalise's, step by step) and how it joins what precedes
+    it (JOINS, JOINS_AFTER_ASCII, APART): the compiled normaliser's cache holds both
+    (filter/_speedups.c's normalised)."""
     dropped = piece.translate(_DROP_INVISIBLE)
     composed = unicodedata.normalize("NFKC", dropped)
     folded = composed.casefold()
     form = unicodedata.normalize("NFKC", folded)
-    return form, all(_joins_at(step) for step in (dropped, composed, folded, form))
+    steps = (dropped, composed, folded, form)
+    if all(_joins_at(step) for step in steps):
+        return form, JOINS
+    if all(_joins_at(step, after_ascii=True) for step in steps):
+        return form, JOINS_AFTER_ASCII
+    return form, APART
 
 
 # What the compiled shingling (filter/_speedups.c's text_shingles) calls back: a piece's form,

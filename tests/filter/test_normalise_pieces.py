@@ -11,7 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filter import speedups
-from filter.normalise import _joins_at, _normalise, _normalised, _piece_form, word_bytes
+from filter.normalise import (
+    APART,
+    JOINS,
+    JOINS_AFTER_ASCII,
+    _joins_at,
+    _normalise,
+    _normalised,
+    _piece_form,
+    word_bytes,
+)
 
 # What real text holds, and what makes a piece's form unable to follow what precedes it:
 # compatibility jamo NFKC joins into one syllable ("ㅋㅜ" is "쿠"), the halfwidth voiced mark
@@ -53,12 +62,20 @@ def test_the_hot_paths_words_are_the_whole_text_paths(texts):
         assert word_bytes(text) == [word.encode() for word in whole]
 
 
-def test_a_piece_that_does_not_join_sends_the_text_whole():
-    # "ㅜ" is a vowel jamo under NFKC: it joins the "ㅋ" before it into one syllable
-    assert _piece_form("ㅜ") == ("\u116e", False)
-    assert _normalised("lol ㅋㅜ done") == _normalise("lol ㅋㅜ done") == "lol 쿠 done"
+def test_a_piece_that_does_not_join_is_normalised_with_its_neighbours():
+    # "ㅜ" is a vowel jamo under NFKC: it joins the "ㅋ" before it into one syllable, never
+    # an ASCII character
+    assert _piece_form("ㅜ") == ("\u116e", JOINS_AFTER_ASCII)
+    assert _piece_form("ㅋㅜ") == ("쿠", JOINS)
+    assert _piece_form("\u0301") == ("\u0301", APART)
+    for text in ("lol ㅋㅜ done", "ㅜㅜ sad", "ok, ㅜㅜ", "x ㅋㅋㅜ, ㅏ"):
+        assert _normalised(text) == _normalise(text)
+        if speedups.compiled is not None:  # by pieces, the stretch between spaces as one
+            assert speedups.compiled.normalised(text, _piece_form) == _normalise(text)
+    assert _normalised("lol ㅋㅜ done") == "lol 쿠 done"
     if speedups.compiled is not None:
-        assert speedups.compiled.normalised("lol ㅋㅜ done", _piece_form) is None
+        # a stretch whose head is a mark sends the text whole (it could reach back)
+        assert speedups.compiled.normalised("\u0301 x", _piece_form) is None
         assert speedups.compiled.normalised("it — works → Ünïcode", _piece_form) == (
             "it — works → ünïcode"
         )

@@ -199,8 +199,8 @@ def test_the_word_scan_refuses_what_is_not_text(compiled):
     with pytest.raises(ValueError, match="k must be at least 1"):
         compiled.text_shingles(["fine"], 0, *normalisers)
     with pytest.raises(TypeError, match="normalise must return str"):
-        # a piece that does not join ("ㅜ" joins the "ㅋ" before it) sends the text whole
-        compiled.text_shingles(["ok", "ㅋㅜ"], 5, normalisers[0], lambda text: None)
+        # a stretch that does not join (a mark at the start) sends the text whole
+        compiled.text_shingles(["ok", "\u0301ok"], 5, normalisers[0], lambda text: None)
 
 
 # -- the shingles of texts in one pass (text_shingles) -------------------------------------
@@ -208,7 +208,7 @@ def test_the_word_scan_refuses_what_is_not_text(compiled):
 # What the one pass meets in a batch: the words and markup above, the read shapes of
 # docs/read-shapes.md whole, and pieces that do not join as they stand (a vowel jamo after a
 # leading one, a halfwidth voiced mark, a mark at a text's start or after a symbol), which
-# send their text to be normalised whole.
+# are normalised with the pieces around them or send their text to be normalised whole.
 ONE_PASS_PIECES = (
     WORD_PIECES
     + MARKUP_PIECES
@@ -253,10 +253,12 @@ def test_the_one_pass_takes_a_batch_in_stretches(compiled):
     rng = random.Random(13)
     texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
     texts += ["".join(rng.choices(ONE_PASS_PIECES, k=rng.randint(0, 400))) for _ in range(600)]
-    texts += ["lol ㅋㅜ done " * 3000, "—" * 70_000, "plain words " * 9000, ""]
+    texts += ["lol ㅋㅜ done " * 3000, "\u0301lol done " * 3000, "—" * 70_000, "plain " * 9000]
+    texts += [""]
     rng.shuffle(texts)
     piece_form, _ = normalise.COMPILED_NORMALISERS
-    assert compiled.normalised("lol ㅋㅜ done", piece_form) is None  # normalised whole
+    assert compiled.normalised("\u0301lol done", piece_form) is None  # normalised whole
+    assert compiled.normalised("lol ㅋㅜ done", piece_form) == "lol 쿠 done"  # by stretches
     for k in (1, 5):
         assert one_pass(compiled, texts, k) == python_shingles(texts, k)
 
