@@ -12,6 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
+from filter import speedups
 from filter.align import Alignment
 from filter.artifact_table import ArtifactTable
 from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
@@ -31,9 +32,17 @@ class Settings(Protocol):
 
 def covered_by_group(group, start, end, n_groups: int) -> np.ndarray:
     """filter.align.covered for many groups at once: how many positions the union of each
-    group's [start, end) intervals holds, the intervals sorted by group, then start."""
+    group's [start, end) intervals holds, the intervals in any order. In C where
+    filter/_speedups.c is built (one call where numpy takes a dozen: a one-record check pays
+    for calls, not for intervals)."""
+    compiled = speedups.compiled
+    if compiled is not None:
+        columns = (np.ascontiguousarray(column) for column in (group, start, end))
+        return np.frombuffer(compiled.covered_by_group(*columns, n_groups), np.int64)
     if not len(group):
         return np.zeros(n_groups, dtype=np.int64)
+    order = np.lexsort((start, group))
+    group, start, end = group[order], start[order], end[order]
     # each group shifted past the one before it, so that one running maximum serves them all
     shift = group * (int(end.max()) + 1)
     start, end = start + shift, end + shift
@@ -67,17 +76,16 @@ def verdicts(
     n_tokens = np.maximum(np.asarray(n_tokens, dtype=np.int64), 1)  # a record matched has some
     pair_of = np.repeat(np.arange(n_pairs), counts)
     first = np.cumsum(counts) - counts
-    record_start, record_end, artifact_start, artifact_end, anchors = passages.T
+    record_start, record_end, artifact_start, artifact_end, anchors = np.ascontiguousarray(
+        passages.T
+    )
     owner = pair_record[pair_of]
 
     # each match: its passages come in record order
     shared = np.add.reduceat(anchors, first)
     longest = np.maximum.reduceat(record_end - record_start, first)
     record_covered = covered_by_group(pair_of, record_start, record_end, n_pairs)
-    order = np.lexsort((artifact_start, pair_of))
-    artifact_covered = covered_by_group(
-        pair_of[order], artifact_start[order], artifact_end[order], n_pairs
-    )
+    artifact_covered = covered_by_group(pair_of, artifact_start, artifact_end, n_pairs)
     record_containment = record_covered / n_tokens[pair_record]
     artifact_containment = artifact_covered / np.maximum(artifacts.tokens[numbers], 1)
     overlap = np.maximum(record_containment, artifact_containment)
@@ -93,16 +101,14 @@ def verdicts(
 
     # each record's coverage by kind (all its matches of the kind) and across kinds
     group_of_pair = pair_record * len(names) + kind
-    group = group_of_pair[pair_of]
-    order = np.lexsort((record_start, group))
-    groups, inverse = np.unique(group[order], return_inverse=True)
+    groups, inverse = np.unique(group_of_pair[pair_of], return_inverse=True)
     kind_covered = (
-        covered_by_group(inverse, record_start[order], record_end[order], len(groups))
+        covered_by_group(inverse, record_start, record_end, len(groups))
         / n_tokens[groups // len(names)]
     )
     kind_coverage = kind_covered[np.searchsorted(groups, group_of_pair)]
     n_kinds = np.bincount(groups // len(names), minlength=n_records)
-    every = _record_coverage(owner, record_start, record_end, n_records) / n_tokens
+    every = covered_by_group(owner, record_start, record_end, n_records) / n_tokens
     floor = settings.min_overlap
     across = (n_kinds >= 2) & (every >= floor)
     reported = (
@@ -115,7 +121,7 @@ def verdicts(
     # what the reported matches cover together (coverage across kinds is theirs)
     kept = reported[pair_of]
     reported_cover = (
-        _record_coverage(owner[kept], record_start[kept], record_end[kept], n_records) / n_tokens
+        covered_by_group(owner[kept], record_start[kept], record_end[kept], n_records) / n_tokens
     )
 
     # the reported matches of each record, best first: exceeding, then overlap, then shared
@@ -164,12 +170,6 @@ def verdicts(
         )
         for record, coverage in coverage_of.items()
     }
-
-
-def _record_coverage(owner, start, end, n_records: int) -> np.ndarray:
-    """The positions of each record the passages given cover (owner: whose each is)."""
-    order = np.lexsort((start, owner))
-    return covered_by_group(owner[order], start[order], end[order], n_records)
 
 
 def _verdict(

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 PURE_PYTHON_ENV = "POIMEN_PURE_PYTHON"
 # The module's API (SPEEDUPS_API in _speedups.c) this code was written for: an editable checkout
 # can hold a .so built from an older _speedups.c, which is then not used.
-API = 11
+API = 12
 
 
 def _load():
