@@ -172,13 +172,11 @@ class DerivedFilter:
                 anchors = left_out.put_back(anchors, only=chosen[1])
         for _, numbers in self._candidates(None, anchors[1], [n_tokens]):
             counts, passages = align_pairs(*anchors, numbers, self.params.k)
-            pair_record = np.zeros(len(numbers), dtype=np.int64)
-            numbers = np.asarray(numbers, dtype=np.int64)
-            found = measure.verdicts(
-                self, self.artifacts, pair_record, numbers, counts, passages, [n_tokens]
+            found = measure.verdict_of_one(
+                self, self.artifacts, numbers, counts, passages, n_tokens
             )
-            if found:
-                return found[0]
+            if found is not None:
+                return found
         return Verdict(derived=False, matches=[], n_tokens=n_tokens)
 
     def check_many(self, texts: list[str]) -> list[Verdict]:
@@ -223,10 +221,17 @@ class DerivedFilter:
         if chosen:
             lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
             partly = left_owner[~whole[left_owner]]
-            aligned = self._aligned(chosen, n_tokens, lookup, partly)
-            for record, verdict in measure.verdicts(
-                self, self.artifacts, *aligned, n_tokens
-            ).items():
+            pair_record, numbers, counts, passages = self._aligned(chosen, n_tokens, lookup, partly)
+            if len(texts) == 1:  # (the API's and the adapters' batch: numpy's calls cost more)
+                found = measure.verdict_of_one(
+                    self, self.artifacts, numbers.tolist(), counts, passages, n_tokens[0]
+                )
+                found = {} if found is None else {0: found}
+            else:
+                found = measure.verdicts(
+                    self, self.artifacts, pair_record, numbers, counts, passages, n_tokens
+                )
+            for record, verdict in found.items():
                 verdicts[record] = verdict
         return verdicts
 

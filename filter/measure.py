@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from filter import speedups
-from filter.align import Alignment
+from filter.align import Alignment, covered
 from filter.artifact_table import ArtifactTable
 from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
 from filter.decision import across_kinds, match_exceeds
@@ -51,6 +51,21 @@ def covered_by_group(group, start, end, n_groups: int) -> np.ndarray:
     return np.bincount(group, added, n_groups).astype(np.int64)
 
 
+def containments(record_covered, artifact_covered, n_tokens, artifact_tokens):
+    """A match's share of the record, of the artifact, and its overlap (the larger): of
+    numbers or of numpy arrays alike (verdicts and verdict_of_one ask it)."""
+    of_record = record_covered / n_tokens
+    of_artifact = artifact_covered / np.maximum(artifact_tokens, 1)
+    return of_record, of_artifact, np.maximum(of_record, of_artifact)
+
+
+def reported(overlap, exceeds, kind_coverage, longest, across, *, floor: float, paste_words: int):
+    """Which measured matches are reported (verdicts says why): bools or boolean arrays."""
+    return (
+        across | (overlap >= floor) | exceeds | (kind_coverage >= floor) | (longest >= paste_words)
+    )
+
+
 def verdicts(
     settings: Settings,
     artifacts: ArtifactTable,
@@ -86,9 +101,9 @@ def verdicts(
     longest = np.maximum.reduceat(record_end - record_start, first)
     record_covered = covered_by_group(pair_of, record_start, record_end, n_pairs)
     artifact_covered = covered_by_group(pair_of, artifact_start, artifact_end, n_pairs)
-    record_containment = record_covered / n_tokens[pair_record]
-    artifact_containment = artifact_covered / np.maximum(artifacts.tokens[numbers], 1)
-    overlap = np.maximum(record_containment, artifact_containment)
+    record_containment, artifact_containment, overlap = containments(
+        record_covered, artifact_covered, n_tokens[pair_record], artifacts.tokens[numbers]
+    )
     # kinds by their names' order, so that a record's come sorted; each one's settings once
     names = list(artifacts.kind_names)
     rank = np.empty(len(names), dtype=np.int64)
@@ -111,22 +126,24 @@ def verdicts(
     every = covered_by_group(owner, record_start, record_end, n_records) / n_tokens
     floor = settings.min_overlap
     across = (n_kinds >= 2) & (every >= floor)
-    reported = (
-        across[pair_record]
-        | (overlap >= floor)
-        | exceeds
-        | (kind_coverage >= floor)
-        | (longest >= settings.paste_words)
+    shown = reported(
+        overlap,
+        exceeds,
+        kind_coverage,
+        longest,
+        across[pair_record],
+        floor=floor,
+        paste_words=settings.paste_words,
     )
     # what the reported matches cover together (coverage across kinds is theirs)
-    kept = reported[pair_of]
+    kept = shown[pair_of]
     reported_cover = (
         covered_by_group(owner[kept], record_start[kept], record_end[kept], n_records) / n_tokens
     )
 
     # the reported matches of each record, best first: exceeding, then overlap, then shared
     ranked = np.lexsort((np.arange(n_pairs), -shared, -overlap, ~exceeds, pair_record))
-    ranked = ranked[reported[ranked]]
+    ranked = ranked[shown[ranked]]
     rows = list(map(Alignment._make, passages.tolist()))
     matches_of: dict[int, list[Match]] = {}
     for record, artifact, over, limit, of_artifact, of_record, both, least, lo, hi in zip(
@@ -170,6 +187,72 @@ def verdicts(
         )
         for record, coverage in coverage_of.items()
     }
+
+
+def verdict_of_one(
+    settings: Settings,
+    artifacts: ArtifactTable,
+    numbers: list[int],
+    counts: np.ndarray,
+    passages: np.ndarray,
+    n_tokens: int,
+) -> Verdict | None:
+    """verdicts() of one record, in plain Python: a one-record check (the API's, an
+    adapter's) pays for numpy's calls, not for its few pairs. The same containments, rule
+    and reporting (the functions above); tests/filter/test_matcher.py checks check() against
+    check_many() on generated records. None when no pair has a passage."""
+    rows = list(map(Alignment._make, passages.tolist()))
+    floor, lo = settings.min_overlap, 0
+    measured = []  # (artifact, kind, alignments, overlap, of_artifact, of_record, shared, ...)
+    for number, count in zip(numbers, counts.tolist(), strict=True):
+        if not count:
+            continue
+        alignments, lo = tuple(rows[lo : lo + count]), lo + count
+        artifact = artifacts[number]
+        of_record, of_artifact, overlap = (
+            float(value)
+            for value in containments(
+                covered([(a.record_start, a.record_end) for a in alignments]),
+                covered([(a.artifact_start, a.artifact_end) for a in alignments]),
+                n_tokens,
+                artifacts.tokens[number],
+            )
+        )
+        shared = sum(a.shared for a in alignments)
+        least = settings.min_shared_for(artifact.kind)
+        limit = settings.threshold_for(artifact.kind)
+        exceeds = match_exceeds(overlap, shared, threshold=limit, min_shared=least)
+        longest = max(a.record_end - a.record_start for a in alignments)
+        match = Match(artifact, overlap, limit, of_artifact, of_record, shared, least, alignments)
+        measured.append((match, exceeds, longest))
+    if not measured:
+        return None
+    spans_of: dict[str, list] = {}
+    for match, _, _ in measured:
+        spans_of.setdefault(match.kind, []).extend(
+            (a.record_start, a.record_end) for a in match.alignments
+        )
+    coverage = {kind: covered(spans_of[kind]) / n_tokens for kind in sorted(spans_of)}
+    every = covered([span for spans in spans_of.values() for span in spans]) / n_tokens
+    across = len(spans_of) > 1 and every >= floor
+    shown = [
+        (match, exceeds)
+        for match, exceeds, longest in measured
+        if reported(
+            match.overlap,
+            exceeds,
+            coverage[match.kind],
+            longest,
+            across,
+            floor=floor,
+            paste_words=settings.paste_words,
+        )
+    ]
+    # best first: exceeding, then overlap, then shared (stable: equals in candidate order)
+    shown.sort(key=lambda pair: (pair[1], pair[0].overlap, pair[0].shared), reverse=True)
+    matches = [match for match, _ in shown]
+    together = covered([(a.record_start, a.record_end) for m in matches for a in m.alignments])
+    return _verdict(settings, matches, coverage, n_tokens, together / n_tokens)
 
 
 def _verdict(
