@@ -51,12 +51,12 @@ def covered_by_group(group, start, end, n_groups: int) -> np.ndarray:
     return np.bincount(group, added, n_groups).astype(np.int64)
 
 
-def containments(record_covered, artifact_covered, n_tokens, artifact_tokens):
-    """A match's share of the record, of the artifact, and its overlap (the larger): of
-    numbers or of numpy arrays alike (verdicts and verdict_of_one ask it)."""
+def containments(record_covered, artifact_covered, n_tokens, artifact_tokens, larger=np.maximum):
+    """A match's share of the record, of the artifact, and its overlap (the larger): of numpy
+    arrays, or of numbers with larger=max (verdicts and verdict_of_one ask it)."""
     of_record = record_covered / n_tokens
-    of_artifact = artifact_covered / np.maximum(artifact_tokens, 1)
-    return of_record, of_artifact, np.maximum(of_record, of_artifact)
+    of_artifact = artifact_covered / larger(artifact_tokens, 1)
+    return of_record, of_artifact, larger(of_record, of_artifact)
 
 
 def reported(overlap, exceeds, kind_coverage, longest, across, *, floor: float, paste_words: int):
@@ -209,14 +209,16 @@ def verdict_of_one(
             continue
         alignments, lo = tuple(rows[lo : lo + count]), lo + count
         artifact = artifacts[number]
-        of_record, of_artifact, overlap = (
-            float(value)
-            for value in containments(
+        if count == 1:  # most matches: the covered spans are the passage's own
+            ((record_start, record_end, artifact_start, artifact_end, _),) = alignments
+            spans = (record_end - record_start, artifact_end - artifact_start)
+        else:
+            spans = (
                 covered([(a.record_start, a.record_end) for a in alignments]),
                 covered([(a.artifact_start, a.artifact_end) for a in alignments]),
-                n_tokens,
-                artifacts.tokens[number],
             )
+        of_record, of_artifact, overlap = containments(
+            *spans, n_tokens, artifact.n_tokens, larger=max
         )
         shared = sum(a.shared for a in alignments)
         least = settings.min_shared_for(artifact.kind)
