@@ -5,7 +5,8 @@ A pair's passages (filter.align.align_pairs) give its Match's measures: the toke
 in each text (their union: passages may overlap a little), the anchors they hold, the longest
 of them. A record's give its coverage by kind and across kinds. Only the reported matches
 become objects (filter.verdict), and the rule that decides is filter.decide's, asked once for
-each record that has any: arrays measure, the rule decides.
+each record that has any: arrays measure, the rule decides. A one-record check takes the same
+steps in plain Python (verdict_of_one), where numpy's calls would cost more than its pairs.
 """
 
 from typing import Protocol
@@ -203,7 +204,7 @@ def verdict_of_one(
     check_many() on generated records. None when no pair has a passage."""
     rows = list(map(Alignment._make, passages.tolist()))
     floor, lo = settings.min_overlap, 0
-    measured = []  # (artifact, kind, alignments, overlap, of_artifact, of_record, shared, ...)
+    measured = []  # (match, whether it exceeds, its longest passage)
     for number, count in zip(numbers, counts.tolist(), strict=True):
         if not count:
             continue
