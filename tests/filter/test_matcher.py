@@ -238,8 +238,8 @@ def test_what_the_index_calls_boilerplate_changes_no_verdict(pieces):
     """Which shingles the index leaves out of choosing candidates (filter.index's
     boilerplate_run) moves with how many artifacts are registered; a record's
     verdict must not: the same matches, passages and decision under every cutoff, from
-    check_many and from check. (It once did: an artifact sharing a record's boilerplate was a
-    candidate only while that boilerplate counted as distinctive.)"""
+    check_many, from check and from check_many of one text. (It once did: an artifact sharing a
+    record's boilerplate was a candidate only while that boilerplate counted as distinctive.)"""
     for max_run in (0, 1, 3, 8, 10**9):
         if max_run not in _CUTOFF_FILTERS:
             _CUTOFF_FILTERS[max_run] = _versions_filter(max_run)
@@ -255,6 +255,9 @@ def test_what_the_index_calls_boilerplate_changes_no_verdict(pieces):
     for max_run, derived_filter in _CUTOFF_FILTERS.items():
         assert [summary(v) for v in derived_filter.check_many(texts)] == unbounded, max_run
         assert [summary(derived_filter.check(text)) for text in texts] == unbounded, max_run
+    # a batch of one is measured apart (filter.measure.verdict_of_one), as check() is
+    one_filter = _CUTOFF_FILTERS[3]
+    assert [summary(one_filter.check_many([text])[0]) for text in texts] == unbounded
 
 
 @pytest.mark.parametrize("value", [-1, 2.5, "16", True])
