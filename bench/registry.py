@@ -134,12 +134,12 @@ def interleaved_speeds(binary, artifacts: Artifacts, size: int, files: dict, che
     speeds = {h: [] for h in HALVES}
     floors = {h: [] for h in HALVES}
     verdicts = {}
+    megabytes = {h: sum(len(r.encode("utf-8")) for r in picked[h]) / 1e6 for h in HALVES}
     with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as run:
         for _ in range(ROUNDS):
             for half in HALVES:
-                megabytes = sum(len(r.encode("utf-8")) for r in picked[half]) / 1e6
                 seconds, verdicts[half] = timed_batches(check_many, picked[half], 1, BATCH)
-                speeds[half].append(megabytes / seconds)
+                speeds[half].append(megabytes[half] / seconds)
             run.stdin.write("go\n")
             run.stdin.flush()
             for half in HALVES:

@@ -1,7 +1,8 @@
 /* The matcher's two hot loops in C: the words of a text, normalised and its markup cut, hashed
- * into k-shingles in one pass (text_shingles), and the chaining of anchors into passages. filter/normalise.py, filter/shingles.py and
- * filter/align.py hold the pure-Python reference of each, and are the fallback when this module
- * is not built (filter/speedups.py); tests/filter checks both give the same results.
+ * into k-shingles in one pass (text_shingles), and the chaining of anchors into passages.
+ * filter/normalise.py, filter/shingles.py and filter/align.py hold the pure-Python reference
+ * of each, and are the fallback when this module is not built (filter/speedups.py);
+ * tests/filter checks both give the same results.
  *
  * Words. A word is what the pure-Python tokeniser's regex `[^\W_](?:[^\W_]|[MARKS])*` finds:
  * a letter or digit, then letters, digits and combining marks. "Letter or digit" is
@@ -1011,7 +1012,6 @@ by_diagonal_then_record(const void *a, const void *b)
 typedef struct {
     Run *runs, *chains, *kept, *scratch;
     Py_ssize_t *active;
-    Py_ssize_t room;
     Py_ssize_t *starts; /* the counting sort's, grown as a pair needs */
     Py_ssize_t starts_room;
     /* the run open on each diagonal (runs_in_record_order): open addressing, an entry in use
@@ -1049,7 +1049,6 @@ workspace_open(Workspace *w, Py_ssize_t n)
     w->kept = PyMem_RawMalloc(n * sizeof(Run));
     w->scratch = PyMem_RawMalloc(n * sizeof(Run)); /* for the sorts, and the anchors' */
     w->active = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
-    w->room = n;
     w->table_bits = 3;
     while (((Py_ssize_t)1 << w->table_bits) < 2 * n)
         w->table_bits++;
@@ -1219,14 +1218,16 @@ runs_in_record_order(const Anchor *anchors, Py_ssize_t n, const Rules *rules, Wo
     Py_ssize_t n_runs = 0;
     for (Py_ssize_t a = 0; a < n; a++) {
         const Anchor *anchor = &anchors[a];
-        if (a && (anchor->i < anchor[-1].i || (anchor->i == anchor[-1].i && anchor->j < anchor[-1].j)))
-            return -1;
+        if (a && (anchor->i < anchor[-1].i ||
+                  (anchor->i == anchor[-1].i && anchor->j < anchor[-1].j)))
+            return -1; /* not in record order */
         Py_ssize_t t =
             (Py_ssize_t)(((uint64_t)anchor->diagonal * MULTIPLIER) >> (64 - work->table_bits));
         while (work->stamps[t] == stamp && work->diagonals[t] != anchor->diagonal)
             t = (t + 1) & mask;
         Run *run;
-        if (work->stamps[t] == stamp && anchor->i - runs[work->run_of[t]].i_last <= rules->max_gap) {
+        if (work->stamps[t] == stamp &&
+            anchor->i - runs[work->run_of[t]].i_last <= rules->max_gap) {
             run = &runs[work->run_of[t]];
         } else {
             if (n_runs == rules->max_runs)
@@ -1966,7 +1967,8 @@ normalised_with_pieces(const Py_UCS4 *s, Py_ssize_t n, PyObject *normalise, Grow
     Py_ssize_t done = 0, i = 0, end;
     int failed = -1;
     while (i < n) {
-        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) || (end = piece_end(PyUnicode_4BYTE_KIND, s, n, i)) < 0) {
+        if ((s[i] < 0x80 && (i + 1 >= n || s[i + 1] < 0x80)) ||
+            (end = piece_end(PyUnicode_4BYTE_KIND, s, n, i)) < 0) {
             i++;
             continue;
         }
@@ -2252,9 +2254,9 @@ done:
  * JOINS 2, JOINS_AFTER_ASCII 1, APART 0): a piece's form can be put after what precedes it
  * when NFKC cannot reach back across the join (filter/normalise.py says when). A piece that
  * cannot is taken again with the pieces around it (normalised_onto); a text where that does
- * not join either gives None: the caller normalises it whole. The cache is the process's: single code points
- * in pages of 256, longer pieces in a dict emptied when it is full; it is kept while the same
- * `piece_form` is passed and emptied when another is. */
+ * not join either gives None: the caller normalises it whole. The cache is the process's:
+ * single code points in pages of 256, longer pieces in a dict emptied when it is full; it is
+ * kept while the same `piece_form` is passed and emptied when another is. */
 
 enum { APART, JOINS_AFTER_ASCII, JOINS }; /* how a piece's form joins: normalise.py's */
 

@@ -221,17 +221,10 @@ class DerivedFilter:
         if chosen:
             lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
             partly = left_owner[~whole[left_owner]]
-            pair_record, numbers, counts, passages = self._aligned(chosen, n_tokens, lookup, partly)
-            if len(texts) == 1:  # (the API's and the adapters' batch: numpy's calls cost more)
-                found = measure.verdict_of_one(
-                    self, self.artifacts, numbers.tolist(), counts, passages, n_tokens[0]
-                )
-                found = {} if found is None else {0: found}
-            else:
-                found = measure.verdicts(
-                    self, self.artifacts, pair_record, numbers, counts, passages, n_tokens
-                )
-            for record, verdict in found.items():
+            aligned = self._aligned(chosen, n_tokens, lookup, partly)
+            for record, verdict in measure.verdicts(
+                self, self.artifacts, *aligned, n_tokens
+            ).items():
                 verdicts[record] = verdict
         return verdicts
 
@@ -262,7 +255,7 @@ class DerivedFilter:
         if len(partly):
             chosen = exact(chosen, (owner, artifact_no), n_tokens, partly, self._candidates)
             pair_record, numbers, _, _ = pairs(chosen, len(n_tokens))
-        # a pair is named by record * artifacts + artifact: align_many takes the anchors of
+        # a pair is named by record * artifacts + artifact: align_pairs takes the anchors of
         # the pairs asked for and leaves the others (other records', other artifacts')
         pair_keys = pair_record * n_artifacts + numbers
         keys = owner * n_artifacts + artifact_no

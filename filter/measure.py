@@ -83,7 +83,11 @@ def verdicts(
     min_overlap up, those of a kind whose coverage reaches it, all of a record's when their
     coverage across kinds does, and those with a passage of paste_words words or more (a
     pasted paragraph, cut whatever the record's overlap). What is stored of a record is then
-    all a decision taken again needs."""
+    all a decision taken again needs. A batch of one (the API's, an adapter's) is measured
+    by verdict_of_one."""
+    if len(n_tokens) == 1:
+        found = verdict_of_one(settings, artifacts, numbers, counts, passages, n_tokens[0])
+        return {} if found is None else {0: found}
     matched = counts > 0
     if not matched.any():
         return {}
@@ -193,7 +197,7 @@ def verdicts(
 def verdict_of_one(
     settings: Settings,
     artifacts: ArtifactTable,
-    numbers: list[int],
+    numbers,
     counts: np.ndarray,
     passages: np.ndarray,
     n_tokens: int,
@@ -201,11 +205,12 @@ def verdict_of_one(
     """verdicts() of one record, in plain Python: a one-record check (the API's, an
     adapter's) pays for numpy's calls, not for its few pairs. The same containments, rule
     and reporting (the functions above); tests/filter/test_matcher.py checks check() against
-    check_many() on generated records. None when no pair has a passage."""
+    check_many() on generated records. None when no pair has a passage. `numbers`: a list or
+    an array of the record's candidates."""
     rows = list(map(Alignment._make, passages.tolist()))
     floor, lo = settings.min_overlap, 0
     measured = []  # (match, whether it exceeds, its longest passage)
-    for number, count in zip(numbers, counts.tolist(), strict=True):
+    for number, count in zip(np.asarray(numbers).tolist(), counts.tolist(), strict=True):
         if not count:
             continue
         alignments, lo = tuple(rows[lo : lo + count]), lo + count

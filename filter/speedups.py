@@ -4,8 +4,8 @@ The C module normalises a batch's texts, cuts their markup and hashes their word
 text, and chains anchors into passages, the two loops that make most of a check's cost;
 filter/normalise.py, filter/shingles.py and filter/align.py hold the pure-Python form of each,
 which is the reference (tests/filter runs every test on both) and the fallback wherever the
-module is not built. Both give the same
-shingles and passages, so which one runs changes how fast a check is, never what it decides.
+module is not built. Both give the same shingles and passages, so which one runs changes how
+fast a check is, never what it decides.
 
 POIMEN_PURE_PYTHON=1 in the environment turns the compiled module off; it is read here and
 nowhere else. `poimen --version` says which is in use (`status`).
