@@ -14,9 +14,10 @@ by segments of 20,000 artifacts merged in the background; at each size it measur
 - build time: the store grown to this size from the last (appends and merges), wall clock;
 - check_many MB/s on each half (1,000 records a call, CPU time), with precision and recall
   of the planted copies, beside the compiled floor (bench/floor.c, built here with the
-  compiler the C module uses, same records, same artifact shingles), in seven rounds of one
-  pass of each, interleaved: the best MB/s of each and their ratio (a shared machine's speed
-  moves by half within minutes: measured a minute apart, the two bests met different
+  compiler the C module uses, same records, same artifact shingles) and beside check_many
+  at the smallest size (a filter kept from then, over the same segments), in seven rounds of
+  one pass of each, interleaved: the best MB/s of each and their ratios (a shared machine's
+  speed moves by half within minutes: measured minutes apart, two bests meet different
   machines);
 - check_many from two threads at once against one, wall clock, best of 3 (the compiled loops
   release the GIL);
@@ -122,17 +123,21 @@ def write_records(records: list[str], path: Path) -> None:
             out.write(len(data).to_bytes(4, "little") + data)
 
 
-def interleaved_speeds(binary, artifacts: Artifacts, size: int, files: dict, check_many, picked):
+def interleaved_speeds(
+    binary, artifacts: Artifacts, size: int, files: dict, check_many, picked, smallest=None
+):
     """check_many's and the floor's MB/s on each half, in ROUNDS rounds: one pass of
     check_many over each half, then one of the floor (a process that loaded the table once),
-    so that both meet the machine's quiet moments and its busy ones alike. The best MB/s of
-    each, their ratio, and check_many's last verdicts. (One round's ratio is no better: a
-    single pass of either swings by a third.)"""
+    then, given `smallest` (check_many at the smallest size), one pass of it over each half,
+    so that all meet the machine's quiet moments and its busy ones alike. The best MB/s of
+    each; check_many's ratio to the floor and to `smallest` (None without it); check_many's
+    last verdicts. (One round's ratio is no better: a single pass swings by a third.)"""
     hashes = binary.parent / "floor-hashes.bin"
     artifacts.shingles[: artifacts.starts[size]].tofile(hashes)
     args = [str(binary), str(hashes), *(str(files[h]) for h in HALVES), "--rounds"]
     speeds = {h: [] for h in HALVES}
     floors = {h: [] for h in HALVES}
+    at_smallest = {h: [] for h in HALVES}
     verdicts = {}
     megabytes = {h: sum(len(r.encode("utf-8")) for r in picked[h]) / 1e6 for h in HALVES}
     with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as run:
@@ -144,10 +149,14 @@ def interleaved_speeds(binary, artifacts: Artifacts, size: int, files: dict, che
             run.stdin.flush()
             for half in HALVES:
                 floors[half].append(float(run.stdout.readline().split()[3]))
+            for half in HALVES if smallest else ():
+                seconds, _ = timed_batches(smallest, picked[half], 1, BATCH)
+                at_smallest[half].append(megabytes[half] / seconds)
         run.stdin.close()
     best = {h: max(speeds[h]) for h in HALVES}
     floor = {h: max(floors[h]) for h in HALVES}
-    return best, floor, {h: best[h] / floor[h] for h in HALVES}, verdicts
+    flat = {h: best[h] / max(at_smallest[h]) for h in HALVES} if smallest else None
+    return best, floor, {h: best[h] / floor[h] for h in HALVES}, flat, verdicts
 
 
 def grow(store, derived_filter, artifacts: Artifacts, size: int) -> float:
@@ -174,6 +183,16 @@ def current_index(view: StoreView, derived_filter) -> list:
     return list(segments)
 
 
+def smallest_filter(view: StoreView, artifacts: Artifacts, size: int) -> DerivedFilter:
+    """A filter of the first `size` artifacts over the store's segments as they are now, kept
+    while the store grows: the segments never change, and their mappings outlive their files."""
+    smallest = DerivedFilter()
+    for number in range(size):
+        smallest.add(artifacts.light(number), indexed=False)
+    current_index(view, smallest)
+    return smallest
+
+
 def threaded_speed(derived_filter, records: list[str], threads: int, repeats: int = 3) -> float:
     """MB/s of wall clock with `threads` threads checking the records between them, the best
     of `repeats` (one pass swung by half from run to run on this shared machine)."""
@@ -195,10 +214,15 @@ def threaded_speed(derived_filter, records: list[str], threads: int, repeats: in
     return sum(len(r.encode("utf-8")) for r in records) / 1e6 / best
 
 
-def measure_size(size, store, view, derived_filter, artifacts, work, halves, floor, files, args):
+def measure_size(
+    size, store, view, derived_filter, artifacts, work, halves, floor, files, args, smallest
+):
+    """The row of one size, and the filter of the smallest size (`smallest`; None at it:
+    made here, over the segments this size is measured with)."""
     row = {"size": size}
     row["build"] = grow(store, derived_filter, artifacts, size)
     segments = current_index(view, derived_filter)
+    kept = smallest or smallest_filter(view, artifacts, size)
     entries = sum(len(s) for s in segments)
     row["segments"] = len(segments)
     row["bytes_a_shingle"] = sum(s.nbytes for s in segments) / entries
@@ -207,13 +231,14 @@ def measure_size(size, store, view, derived_filter, artifacts, work, halves, flo
     row["entries"] = entries
     derived_filter.check("warm the index up before the clock starts")
     picked = {h: [work.records[i] for i in halves[h]] for h in HALVES}
-    best, row["floor"], row["ratio"], verdicts = interleaved_speeds(
+    best, row["floor"], row["ratio"], row["flat"], verdicts = interleaved_speeds(
         floor,
         artifacts,
         size,
         files,
         lambda batch: [v.derived for v in derived_filter.check_many(batch)],
         picked,
+        smallest and (lambda batch: [v.derived for v in smallest.check_many(batch)]),
     )
     for half in HALVES:
         row[half] = best[half]
@@ -235,7 +260,7 @@ def measure_size(size, store, view, derived_filter, artifacts, work, halves, flo
     )
     # the registrations are the next artifacts: the filter takes them in as the readers did
     grow(store, derived_filter, artifacts, store.read().end)
-    return row
+    return row, kept
 
 
 def run(args) -> tuple[list[dict], dict]:
@@ -270,15 +295,25 @@ def measure_all(args, work, halves, artifacts, work_dir: Path, corpus_is) -> tup
         write_records([work.records[i] for i in halves[half]], files[half])
     floor = build_floor(work_dir)
     derived_filter = DerivedFilter()
+    smallest = None
     rows = []
     for size in sizes:
         say(f"at {size:,} artifacts...")
-        rows.append(
-            measure_size(
-                size, store, view, derived_filter, artifacts, work, halves, floor, files, args
-            )
+        row, smallest = measure_size(
+            size,
+            store,
+            view,
+            derived_filter,
+            artifacts,
+            work,
+            halves,
+            floor,
+            files,
+            args,
+            smallest,
         )
-        say(f"  {rows[-1]}")
+        rows.append(row)
+        say(f"  {row}")
     context = {
         "corpus": corpus_is,
         "halves": halves,
