@@ -11,6 +11,7 @@ class PoimenConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from poimen import checks  # noqa: F401 (registers check --deploy's own warnings)
+        from poimen.allocator import use_checking_allocator
         from poimen.decision.index_version import connect_signals
         from poimen.views.accounts import note_one_time_password
         from poimen.views.lockout import record_lockout
@@ -19,3 +20,5 @@ class PoimenConfig(AppConfig):
         user_logged_in.connect(note_one_time_password, dispatch_uid="poimen_one_time_password")
         # a write of an artifact or a policy tells the process's index to read its state again
         connect_signals()
+        # a batch's arrays kept in the heap from one batch to the next (poimen/allocator.py)
+        use_checking_allocator()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from poimen.agent.client import Client
-from poimen.management.commands.serve import CHECKING_ALLOCATOR
+from poimen.allocator import CHECKING_ALLOCATOR
 from tests.conftest import UNRELATED, demo_skill
 
 ROOT = Path(__file__).resolve().parents[2]

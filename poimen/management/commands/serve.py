@@ -8,14 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 from django.http.request import validate_host
 
+from poimen.allocator import CHECKING_ALLOCATOR
 from poimen.db.readiness import database_problem
 from poimen.services.artifacts import manifest_differences
-
-# glibc's settings for a process that checks records in batches (the API's): a batch's large
-# arrays stay in the heap instead of going back to the kernel after each one, whose page faults
-# were a fifth of check_many's time (docs/deploy.md). Given to gunicorn unless the operator set
-# them: glibc reads them as a process starts, so only what `serve` starts can have them.
-CHECKING_ALLOCATOR = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "67108864"}
 
 
 class Command(BaseCommand):
@@ -63,6 +58,7 @@ class Command(BaseCommand):
             f"{settings.POIMEN_SERVER_THREADS} threads"
         )
         self.stdout.flush()
+        # gunicorn's processes hold them from their start (each worker's Django sets them too)
         for name, value in CHECKING_ALLOCATOR.items():
             os.environ.setdefault(name, value)
         os.execv(sys.executable, [sys.executable, *gunicorn_command(bind=bind, workers=workers)])
