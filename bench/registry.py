@@ -149,13 +149,13 @@ def interleaved_speeds(
             run.stdin.flush()
             for half in HALVES:
                 floors[half].append(float(run.stdout.readline().split()[3]))
-            for half in HALVES if smallest else ():
+            for half in HALVES if smallest is not None else ():
                 seconds, _ = timed_batches(smallest, picked[half], 1, BATCH)
                 at_smallest[half].append(megabytes[half] / seconds)
         run.stdin.close()
     best = {h: max(speeds[h]) for h in HALVES}
     floor = {h: max(floors[h]) for h in HALVES}
-    flat = {h: best[h] / max(at_smallest[h]) for h in HALVES} if smallest else None
+    flat = None if smallest is None else {h: best[h] / max(at_smallest[h]) for h in HALVES}
     return best, floor, {h: best[h] / floor[h] for h in HALVES}, flat, verdicts
 
 
@@ -222,7 +222,7 @@ def measure_size(
     row = {"size": size}
     row["build"] = grow(store, derived_filter, artifacts, size)
     segments = current_index(view, derived_filter)
-    kept = smallest or smallest_filter(view, artifacts, size)
+    kept = smallest if smallest is not None else smallest_filter(view, artifacts, size)
     entries = sum(len(s) for s in segments)
     row["segments"] = len(segments)
     row["bytes_a_shingle"] = sum(s.nbytes for s in segments) / entries
@@ -238,7 +238,7 @@ def measure_size(
         files,
         lambda batch: [v.derived for v in derived_filter.check_many(batch)],
         picked,
-        smallest and (lambda batch: [v.derived for v in smallest.check_many(batch)]),
+        None if smallest is None else lambda batch: [v.derived for v in smallest.check_many(batch)],
     )
     for half in HALVES:
         row[half] = best[half]
