@@ -32,7 +32,6 @@ def report(rows: list[dict], context: dict, args, seconds: float, machine: str) 
         recall = " / ".join(f"{row[f'{h} recall'][1]:.3f}" for h in HALVES)
         threads = row["two threads"] / row["one thread"]
         flat = " / ".join(f"{row['flat'][h]:.2f}" for h in HALVES) if row["flat"] else "-"
-
         lines.append(
             f"| {row['size']:,} | {row['entries']:,} | {row['segments']} |"
             f" {row['bytes_a_shingle']:.2f} | {row['file_bytes_a_shingle']:.2f} |"

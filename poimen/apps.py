@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from poimen.allocator import use_checking_allocator
+
 
 class PoimenConfig(AppConfig):
     name = "poimen"
@@ -11,7 +13,6 @@ class PoimenConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from poimen import checks  # noqa: F401 (registers check --deploy's own warnings)
-        from poimen.allocator import use_checking_allocator
         from poimen.decision.index_version import connect_signals
         from poimen.views.accounts import note_one_time_password
         from poimen.views.lockout import record_lockout
