@@ -2260,9 +2260,12 @@ done:
 
 enum { APART, JOINS_AFTER_ASCII, JOINS }; /* how a piece's form joins: normalise.py's */
 
+#define NOT_ONE 0xFFFFFFFFu
+
 typedef struct {
     PyObject *form; /* NULL: not looked up yet */
     int joins;
+    Py_UCS4 one; /* the form's code point when it is one that joins, else NOT_ONE */
 } Form;
 
 #define FORM_PAGES (N_CODES >> 8)
@@ -2333,6 +2336,9 @@ form_of(int kind, const void *data, Py_ssize_t from, Py_ssize_t n, PyObject *pie
             Py_DECREF(piece);
             if (slot->form == NULL)
                 return NULL;
+            slot->one = slot->joins == JOINS && PyUnicode_GET_LENGTH(slot->form) == 1
+                            ? PyUnicode_READ_CHAR(slot->form, 0)
+                            : NOT_ONE;
         }
         *joins = slot->joins;
         return slot->form;
@@ -2377,21 +2383,22 @@ forms_for(PyObject *piece_form)
     return 0;
 }
 
-/* Where the run of ASCII from i ends: a word's worth of characters at a time, then one */
+/* The run of ASCII from i lowered into `into` (room for all of it): where it ends. Read and
+ * written in blocks of eight characters (a block's loops vectorise), then one at a time. */
 static inline __attribute__((always_inline)) Py_ssize_t
-ascii_run_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+lowered_ascii_run(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, uint32_t *into)
 {
-    const uint64_t high = kind == PyUnicode_1BYTE_KIND   ? 0x8080808080808080ULL
-                          : kind == PyUnicode_2BYTE_KIND ? 0xFF80FF80FF80FF80ULL
-                                                         : 0xFFFFFF80FFFFFF80ULL;
-    for (const Py_ssize_t per = 8 / kind; i + per <= n; i += per) {
-        uint64_t chars;
-        memcpy(&chars, (const char *)data + i * kind, 8);
-        if (chars & high)
+    for (; i + 8 <= n; i += 8, into += 8) {
+        uint32_t block[8], any = 0;
+        for (int j = 0; j < 8; j++)
+            any |= block[j] = AT(i + j);
+        if (any >= 0x80)
             break;
+        for (int j = 0; j < 8; j++)
+            into[j] = ascii_lower(block[j]);
     }
-    while (i < n && AT(i) < 0x80)
-        i++;
+    for (Py_UCS4 c; i < n && (c = AT(i)) < 0x80; i++)
+        *into++ = ascii_lower(c);
     return i;
 }
 
@@ -2417,15 +2424,25 @@ normalised_onto(int kind, const void *data, Py_ssize_t n, PyObject *piece_form, 
          * piece whose form is longer needs more) */
         if (u32s_room(out, n - i) < 0)
             return -1;
-        Py_ssize_t run_end = ascii_run_end(kind, data, n, i);
-        Py_ssize_t stretch_end = run_end < n ? run_end - 1 : n;
+        uint32_t *into = (uint32_t *)out->data + out->len;
+        Py_ssize_t run_end = lowered_ascii_run(kind, data, n, i, into);
+        Py_ssize_t stretch_end = run_end < n ? run_end - 1 : n; /* (the last one written again) */
         if (stretch_end > i) {
-            uint32_t *into = (uint32_t *)out->data + out->len;
-            for (Py_ssize_t j = i; j < stretch_end; j++)
-                into[j - i] = ascii_lower(AT(j));
             out->len += stretch_end - i;
             i = stretch_from = stretch_end;
             stretch_at = out->len;
+        }
+        if (i >= n)
+            break;
+        /* a script's letters, each a piece alone whose form is one code point that joins:
+         * written from the cache where it stands (in the room: one for one) */
+        for (Py_UCS4 c; i < n && (c = AT(i)) >= 0x80; i++) {
+            if (i + 1 < n && AT(i + 1) >= 0x80 && (is_mark(AT(i + 1)) || is_invisible(AT(i + 1))))
+                break;
+            const Form *page = form_pages[c >> 8];
+            if (page == NULL || page[c & 255].form == NULL || page[c & 255].one == NOT_ONE)
+                break;
+            ((uint32_t *)out->data)[out->len++] = page[c & 255].one;
         }
         if (i >= n)
             break;
