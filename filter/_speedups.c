@@ -26,6 +26,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define XXH_INLINE_ALL
 #include "vendor/xxhash/xxhash.h"
@@ -40,7 +43,7 @@ static const uint64_t MULTIPLIER = 0x9E3779B97F4A7C15ULL;
 
 #define N_CODES 0x110000
 static unsigned char *mark_bits = NULL; /* one bit a code point: a combining mark that joins */
-static unsigned char ascii_word[128];
+static unsigned char ascii_word[128]; /* an ASCII letter or digit: not_word8's, a byte at a time */
 
 static inline int
 is_word(Py_UCS4 c)
@@ -246,43 +249,103 @@ ascii_lower(Py_UCS4 c)
     return c + ((Py_UCS4)(c - 'A' < 26u) << 5); /* (no branch: a stretch's loop vectorises) */
 }
 
+/* Eight ASCII characters in a word, the first in the low byte: 0x80 in each byte that is not
+ * a letter or digit, and the eight lowered. (Each byte below 0x80: a sum stays in its byte.) */
+#define BYTES(b) (0x0101010101010101ULL * (b))
+#define HIGH BYTES(0x80)
+#define IN_RANGE(v, lo, hi) (((v) + BYTES(0x80 - (lo))) & ~((v) + BYTES(0x7F - (hi))) & HIGH)
+
+static inline uint64_t
+not_word8(uint64_t v)
+{
+    return ~(IN_RANGE(v | BYTES(0x20), 'a', 'z') | IN_RANGE(v, '0', '9')) & HIGH;
+}
+
+static inline uint64_t
+lowered8(uint64_t v)
+{
+    return v | (IN_RANGE(v, 'A', 'Z') >> 2);
+}
+
+/* Where the word that starts at `from` ends within eight ASCII characters `v` read there,
+ * its bytes lowered onto `into`: the word's end, or -1 when it goes on past them. Words are
+ * short: most end in their first eight, with no branch on each character. */
+static inline Py_ssize_t
+word_end8(uint64_t v, Py_ssize_t from, unsigned char *into)
+{
+    uint64_t lowered = lowered8(v), ends = not_word8(v);
+    memcpy(into, &lowered, 8);
+    return ends ? from + (__builtin_ctzll(ends) >> 3) : -1;
+}
+
 /* The word of an ASCII text that starts at i (a letter or digit), lowered, hashed onto `out`:
  * where it ends. Here and below without the GIL (text_shingles releases it): the raw
  * allocator, and -1 without an exception set when it has no room. */
 static inline Py_ssize_t
 hash_ascii_word(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Growable *out, Bytes *word)
 {
-    Py_ssize_t start = i;
-    int upper = 0;
-    while (i < n && ascii_word[s[i]]) {
-        upper |= ((unsigned)(s[i] - 'A') < 26u);
-        i++;
-    }
-    const unsigned char *bytes = s + start;
-    if (upper) {
-        if (raw_bytes_reserve(word, i - start) < 0)
-            return -1;
-        for (Py_ssize_t j = start; j < i; j++)
-            word->data[j - start] = (unsigned char)ascii_lower(s[j]);
-        bytes = word->data;
-    }
-    if (raw_u64s_push(out, XXH3_64bits(bytes, (size_t)(i - start))) < 0)
+    Py_ssize_t start = i, end = -1;
+    if (raw_bytes_reserve(word, n - i + 8) < 0)
         return -1;
-    return i;
+    for (; end < 0 && i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        end = word_end8(v, i, word->data + (i - start));
+    }
+    if (end < 0) /* (the last characters of the text, one at a time) */
+        for (end = i; end < n && ascii_word[s[end]]; end++)
+            word->data[end - start] = (unsigned char)ascii_lower(s[end]);
+    if (raw_u64s_push(out, XXH3_64bits(word->data, (size_t)(end - start))) < 0)
+        return -1;
+    return end;
+}
+
+/* Whether eight code points are ASCII, and then their bytes in *v, the first in the low byte */
+static inline int
+ascii8(const Py_UCS4 *s, uint64_t *v)
+{
+#ifdef __SSE2__
+    /* narrowed with saturation: a code point from 0x80 up stays one (a byte from 0x80 up) */
+    __m128i halves = _mm_packs_epi32(_mm_loadu_si128((const __m128i *)s),
+                                     _mm_loadu_si128((const __m128i *)(s + 4)));
+    __m128i bytes = _mm_packus_epi16(halves, halves);
+    if (_mm_movemask_epi8(bytes) & 0xFF)
+        return 0;
+    _mm_storel_epi64((__m128i *)v, bytes);
+    return 1;
+#else
+    uint32_t any = 0;
+    unsigned char bytes[8];
+    for (int j = 0; j < 8; j++) {
+        any |= s[j];
+        bytes[j] = (unsigned char)s[j];
+    }
+    memcpy(v, bytes, 8);
+    return any < 0x80;
+#endif
 }
 
 /* The word of a normalised text (code points) that starts at i (a letter or digit), hashed
- * as UTF-8 onto `out`, its bytes written as it is read: where it ends, or -1. */
+ * as UTF-8 onto `out`, its bytes written as it is read: where it ends, or -1. Eight ASCII
+ * code points at a time as above, then (from one that is not ASCII) one at a time. */
 static inline Py_ssize_t
 hash_ucs4_word(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, Growable *out, Bytes *word)
 {
-    if (raw_bytes_reserve(word, 4 * (n - i)) < 0)
+    if (raw_bytes_reserve(word, 4 * (n - i) + 8) < 0)
         return -1;
-    Py_ssize_t len = 0;
-    Py_UCS4 c = s[i];
-    do {
-        len += put_utf8(word->data + len, ascii_lower(c));
-    } while (++i < n && (is_word(c = s[i]) || is_mark(c)));
+    Py_ssize_t len = 0, end = -1;
+    for (uint64_t v; end < 0 && i + 8 <= n && ascii8(s + i, &v); i += 8, len += 8)
+        end = word_end8(v, i, word->data + len);
+    if (end >= 0) {
+        len += end - i; /* (the loop stepped past the block the word ends in) */
+        i = end;
+    } else {
+        Py_UCS4 c;
+        while (i < n && (is_word(c = s[i]) || is_mark(c))) {
+            len += put_utf8(word->data + len, ascii_lower(c));
+            i++;
+        }
+    }
     if (raw_u64s_push(out, XXH3_64bits(word->data, (size_t)len)) < 0)
         return -1;
     return i;
@@ -290,18 +353,28 @@ hash_ucs4_word(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, Growable *out, Byte
 
 /* Every window of k consecutive word hashes of one text mixed into a shingle hash, the texts'
  * one after another: `hashes` holds count_of[t] word hashes of text t, in order, and `out`
- * room for the shingles (max(count - k + 1, 0) a text). Without the GIL. */
+ * room for the shingles (max(count - k + 1, 0) a text). Without the GIL.
+ *
+ * The mix is Horner's ((h[i] * M + h[i+1]) * M + ...) + h[i+k-1] (mod 2^64). For k = 5
+ * (DEFAULT_PARAMS.k) it is summed expanded, h[i] * M^4 + ... + h[i+4]: the same number, its
+ * products independent of each other rather than a chain. */
 static void
 mix_shingles(const uint64_t *h, const int64_t *count_of, Py_ssize_t n_texts, Py_ssize_t k,
              uint64_t *out)
 {
+    const uint64_t m2 = MULTIPLIER * MULTIPLIER, m3 = m2 * MULTIPLIER, m4 = m3 * MULTIPLIER;
     for (Py_ssize_t t = 0; t < n_texts; t++) {
-        for (Py_ssize_t i = 0; i + k <= count_of[t]; i++) {
-            uint64_t value = h[i];
-            for (Py_ssize_t offset = 1; offset < k; offset++)
-                value = value * MULTIPLIER + h[i + offset];
-            *out++ = value;
-        }
+        if (k == 5)
+            for (Py_ssize_t i = 0; i + 5 <= count_of[t]; i++)
+                *out++ = h[i] * m4 + h[i + 1] * m3 + h[i + 2] * m2 + h[i + 3] * MULTIPLIER +
+                         h[i + 4];
+        else
+            for (Py_ssize_t i = 0; i + k <= count_of[t]; i++) {
+                uint64_t value = h[i];
+                for (Py_ssize_t offset = 1; offset < k; offset++)
+                    value = value * MULTIPLIER + h[i + offset];
+                *out++ = value;
+            }
         h += count_of[t];
     }
 }
@@ -2759,7 +2832,7 @@ PyMODINIT_FUNC
 PyInit__speedups(void)
 {
     for (int c = 0; c < 128; c++)
-        ascii_word[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        ascii_word[c] = !(not_word8((uint64_t)c) & 0x80); /* (one home: the ranges there) */
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;

@@ -175,6 +175,23 @@ def test_word_hashes_are_python_xxhash_of_each_word(compiled):
         assert np.frombuffer(counts, dtype=np.int64).tolist() == [len(words)]
 
 
+def test_a_word_ends_where_python_ends_it_at_every_place_in_a_block_of_eight(compiled):
+    # The scan reads eight ASCII characters at a time: every ASCII character at every place
+    # of the first two blocks, with the word running on to the text's end or not, in an
+    # ASCII text and in the normalised code points of a text that is not ASCII.
+    for code in range(128):
+        for place in range(17):
+            for tail in ("", "MNopq rs", "Tu"):
+                for after in ("", " — ", " 🚀"):
+                    text = "AbcdEfghIjklmnopqr"[:place] + chr(code) + tail + after
+                    hashes, _ = compiled.text_shingles([text], 1, *normalise.COMPILED_NORMALISERS)
+                    with speedups.pure_python():
+                        words = word_bytes(text)
+                    assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
+                        xxhash.xxh3_64_intdigest(word) for word in words
+                    ], repr(text)
+
+
 def test_shingles_are_the_pure_python_shingles(compiled):
     rng = random.Random(11)
     texts = [skill(name) for name in SKILL_NAMES] + [reference(n) for n in REFERENCE_NAMES]
