@@ -157,7 +157,7 @@ class DerivedFilter:
         call. Each step is check_many's for a batch of one."""
         shingles, _, (n_tokens,) = texts_shingles([text], self.params.k)
         if not self.artifacts or not len(shingles):
-            return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+            return Verdict.unmatched(n_tokens)
         *anchors, left_out = self._index.lookup_distinctive(shingles, max_run=self._max_run())
         if len(left_out):
             slack = left_out.most_of_one().sum(keepdims=True)
@@ -168,7 +168,7 @@ class DerivedFilter:
                 # boilerplate counted for each, then their own boilerplate postings alone
                 chosen = next(self._candidates(None, anchors[1], [n_tokens], slack), None)
                 if chosen is None:
-                    return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+                    return Verdict.unmatched(n_tokens)
                 anchors = left_out.put_back(anchors, only=chosen[1])
         for _, numbers in self._candidates(None, anchors[1], [n_tokens]):
             counts, passages = align_pairs(*anchors, numbers, self.params.k)
@@ -177,15 +177,14 @@ class DerivedFilter:
             )
             if found is not None:
                 return found
-        return Verdict(derived=False, matches=[], n_tokens=n_tokens)
+        return Verdict.unmatched(n_tokens)
 
     def check_many(self, texts: list[str]) -> list[Verdict]:
         """The verdict for each text, as check() gives it, for a fraction of the cost per text:
         the hashing, the first lookup and the choice of candidates run once for the batch."""
         shingles, firsts, n_tokens = texts_shingles(texts, self.params.k)
-        verdicts = [Verdict(derived=False, matches=[], n_tokens=n) for n in n_tokens]
         if not self.artifacts or not len(shingles):
-            return verdicts
+            return [Verdict.unmatched(n) for n in n_tokens]
         # Boilerplate's postings are set aside (LeftOut): read for the pairs chosen, or for
         # every artifact only where a record holds enough boilerplate to be a copy of it.
         query, artifact_no, artifact_pos, left_out = self._index.lookup_distinctive(
@@ -218,15 +217,16 @@ class DerivedFilter:
             )
             chosen += self._candidates(*anchors_of, n_tokens)
             chosen.sort(key=itemgetter(0))
+        found = {}
         if chosen:
             lookup = (firsts, owner, query, artifact_no, artifact_pos, left_owner, left_out)
             partly = left_owner[~whole[left_owner]]
             aligned = self._aligned(chosen, n_tokens, lookup, partly)
-            for record, verdict in measure.verdicts(
-                self, self.artifacts, *aligned, n_tokens
-            ).items():
-                verdicts[record] = verdict
-        return verdicts
+            found = measure.verdicts(self, self.artifacts, *aligned, n_tokens)
+        return [
+            found[record] if record in found else Verdict.unmatched(n)
+            for record, n in enumerate(n_tokens)
+        ]
 
     def _aligned(self, chosen: list, n_tokens: list[int], lookup: tuple, partly) -> tuple:
         """The candidate pairs and their passages (pair_record, numbers, counts, passages, as

@@ -149,7 +149,7 @@ def verdicts(
     # the reported matches of each record, best first: exceeding, then overlap, then shared
     ranked = np.lexsort((np.arange(n_pairs), -shared, -overlap, ~exceeds, pair_record))
     ranked = ranked[shown[ranked]]
-    rows = list(map(Alignment._make, passages.tolist()))
+    rows = passages.tolist()  # (only the reported matches' become Alignments)
     matches_of: dict[int, list[Match]] = {}
     for record, artifact, over, limit, of_artifact, of_record, both, least, lo, hi in zip(
         pair_record[ranked].tolist(),
@@ -170,7 +170,14 @@ def verdicts(
         strict=True,
     ):
         match = Match(
-            artifact, over, limit, of_artifact, of_record, both, least, tuple(rows[lo:hi])
+            artifact,
+            over,
+            limit,
+            of_artifact,
+            of_record,
+            both,
+            least,
+            tuple(map(Alignment._make, rows[lo:hi])),
         )
         if record in matches_of:
             matches_of[record].append(match)

@@ -70,3 +70,8 @@ class Verdict:
     @property
     def best(self) -> Match | None:
         return self.matches[0] if self.matches else None
+
+    @classmethod
+    def unmatched(cls, n_tokens: int) -> "Verdict":
+        """The verdict of a record that matches no artifact."""
+        return cls(derived=False, matches=[], n_tokens=n_tokens)
