@@ -35,7 +35,7 @@ from typing import Protocol
 
 from filter.decision import (
     PASTE_DENSITY,
-    across_kinds,
+    across_kinds_in_force,
     coverage_exceeds,
     match_exceeds,
     mixed_coverage_exceeds,
@@ -163,8 +163,7 @@ def deciding(facts: Facts, policies: PolicyBook) -> tuple[dict, _Why | None]:
     mixed = facts.mixed
     if mixed:
         kinds = sorted(mixed["kinds"])
-        threshold = float(across_kinds(*(policies.threshold_for(k) for k in kinds)))
-        min_shared = int(across_kinds(*(policies.min_shared_for(k) for k in kinds)))
+        threshold, min_shared = across_kinds_in_force(policies, kinds)
         if mixed_coverage_exceeds(
             mixed["coverage"],
             mixed["n_kinds"],

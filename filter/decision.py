@@ -95,7 +95,19 @@ def mixed_coverage_exceeds(
 def across_kinds(*values):
     """The threshold (or minimum of shared shingles) in force across kinds: the highest of
     the involved kinds' own (numbers, or numpy arrays element by element)."""
+    if not any(isinstance(value, np.ndarray) for value in values):
+        return max(values)  # (numbers: numpy's maximum of two costs a microsecond)
     return reduce(np.maximum, values)
+
+
+def across_kinds_in_force(policies, kinds) -> tuple[float, int]:
+    """The threshold and the minimum of shared shingles in force across `kinds` under
+    `policies` (anything with threshold_for(kind) and min_shared_for(kind))."""
+    kinds = sorted(set(kinds))
+    return (
+        float(across_kinds(*(policies.threshold_for(kind) for kind in kinds))),
+        int(across_kinds(*(policies.min_shared_for(kind) for kind in kinds))),
+    )
 
 
 def check_threshold(value: float, *, kind: str = "default") -> float:

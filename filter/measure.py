@@ -17,7 +17,7 @@ from filter import speedups
 from filter.align import Alignment, covered
 from filter.artifact_table import ArtifactTable
 from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
-from filter.decision import across_kinds, match_exceeds
+from filter.decision import across_kinds_in_force, match_exceeds
 from filter.verdict import Match, MixedCoverage, Verdict
 
 
@@ -280,12 +280,13 @@ def _verdict(
     mixed = None
     kinds = sorted({m.kind for m in reported})
     if len(kinds) > 1:
+        threshold, min_shared = across_kinds_in_force(settings, kinds)
         mixed = MixedCoverage(
             coverage=together,
             kinds=tuple(kinds),
             shared=sum(m.shared for m in reported),
-            threshold=float(across_kinds(*(settings.threshold_for(kind) for kind in kinds))),
-            min_shared=int(across_kinds(*(settings.min_shared_for(kind) for kind in kinds))),
+            threshold=threshold,
+            min_shared=min_shared,
         )
     floor = settings.min_overlap
     facts = Facts(

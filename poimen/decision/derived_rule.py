@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef, Q
 from filter.decision import (
     Operators,
     across_kinds,
+    across_kinds_in_force,
     coverage_exceeds,
     match_exceeds,
     mixed_coverage_exceeds,
@@ -100,15 +101,6 @@ def derived_condition(policies: Policies, kinds: Iterable[str]) -> Q:
         condition |= coverage_exceeds_condition(policies, kind)
     condition |= mixed_coverage_condition(policies, kinds)
     return condition | restatement_condition(policies)
-
-
-def across_kinds_in_force(policies: Policies, kinds: Iterable[str]) -> tuple[float, int]:
-    """The threshold and min_shared in force across `kinds` (filter.decision.across_kinds)."""
-    kinds = sorted(set(kinds))
-    return (
-        float(across_kinds(*(policies.threshold_for(kind) for kind in kinds))),
-        int(across_kinds(*(policies.min_shared_for(kind) for kind in kinds))),
-    )
 
 
 def mixed_exceeds_stored(mixed: dict, policies: Policies) -> bool:

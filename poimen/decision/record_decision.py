@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from filter.decide import Decision, Facts, coverage_facts, decide, mixed_facts
+from filter.decision import across_kinds_in_force
 from poimen.decision.artifact_index import ArtifactIndex
 from poimen.decision.checked import Checked
-from poimen.decision.derived_rule import across_kinds_in_force
 from poimen.decision.policies import Policies, report_floor
 from poimen.decision.restatements import restatement_kind
 from poimen.models import Event, IngestRun, Match, Record

@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 from django.db.models import F, Q, QuerySet
 
-from poimen.decision.derived_rule import across_kinds_in_force, mixed_exceeds_stored
+from filter.decision import across_kinds_in_force
+from poimen.decision.derived_rule import mixed_exceeds_stored
 from poimen.decision.policies import Policies
 from poimen.models import Event, Match, Record, Review
 

@@ -24,9 +24,9 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Floor
 
+from filter.decision import across_kinds_in_force
 from poimen.db.planning import without_jit
 from poimen.decision.derived_rule import (
-    across_kinds_in_force,
     derived_by_rows,
     derived_condition,
     without_kind,
