@@ -1,7 +1,8 @@
 """Registry bench: the artifact index at 10^3 to 10^6 artifacts, changing while it is read.
 
-    python -m bench.registry                      # 10^3, 10^4, 10^5, 10^6 (about 4 min)
+    python -m bench.registry                      # 10^3, 10^4, 10^5, 10^6 (about 5 min)
     python -m bench.registry --sizes 1000,10000   # a quick look
+    python -m bench.registry --glibc-defaults     # glibc as a program embedding filter/ has it
 
 The artifacts are the real-text corpus's registered documents (bench/realtext.py, the locked
 corpus) and, beyond them, generated injection blocks (bench/injections.py); the records are
@@ -25,6 +26,11 @@ by segments of 20,000 artifacts merged in the background; at each size it measur
   two queue workers) check records; the time until each registration is in force in every
   reader (p50, p99, max), the rate sustained, the readers' MB/s meanwhile and their memory
   (RSS counts the shared mapping whole in each, PSS splits it among them).
+
+check_many runs with glibc's allocator set as every poimen process sets it (poimen.allocator,
+as Django starts: the server's workers, the queue workers, the commands; a setting the
+environment holds wins), unless --glibc-defaults: with glibc's own, a batch's arrays go back
+to the kernel after each call and are faulted in again by the next.
 
 Prints a markdown report on stdout (bench/results/ keeps dated ones); progress on stderr.
 """
@@ -54,6 +60,7 @@ from filter import DEFAULT_PARAMS, ArtifactRecord, DerivedFilter
 from filter.index import ShingleIndex
 from filter.segment_store import SegmentStore, StoreView
 from filter.shingles import texts_shingles
+from poimen.allocator import CHECKING_ALLOCATOR, use_checking_allocator
 
 ROOT = Path(__file__).resolve().parent.parent
 # each run in a folder of its own: two runs from one checkout must not share a store
@@ -319,11 +326,20 @@ def measure_all(args, work, halves, artifacts, work_dir: Path, corpus_is) -> tup
         "halves": halves,
         "work": work,
         "seed": args.seed,
-        # glibc's settings move check_many at 10^3 by a fifth (docs/deploy.md): say which
-        "allocator": ", ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith("MALLOC_"))
-        or "glibc's defaults",
+        "allocator": args.allocator,
     }
     return rows, context
+
+
+def allocator_in_force(set_here: list[str]) -> str:
+    """What the report says of glibc's allocator (its settings move check_many at 10^3 by a
+    fifth or more): those the environment holds and those set here as poimen sets them."""
+    held = [f"{k}={v}" for k, v in os.environ.items() if k.startswith("MALLOC_")]
+    ours = [f"{k}={CHECKING_ALLOCATOR[k]}" for k in set_here]
+    described = ([f"{', '.join(ours)} (poimen.allocator)"] if ours else []) + (
+        [f"{', '.join(held)} (the environment)"] if held else []
+    )
+    return "; ".join(described) or "glibc's defaults"
 
 
 def main(argv=None) -> None:
@@ -333,7 +349,13 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--readers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument(
+        "--glibc-defaults",
+        action="store_true",
+        help="leave glibc's allocator as it is, not as poimen's processes set it",
+    )
     args = parser.parse_args(argv)
+    args.allocator = allocator_in_force([] if args.glibc_defaults else use_checking_allocator())
     args.sizes = [int(s) for s in args.sizes.split(",")]
     started = time.monotonic()
     rows, context = run(args)
