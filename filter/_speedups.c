@@ -251,14 +251,15 @@ ascii_lower(Py_UCS4 c)
 
 /* Eight ASCII characters in a word, the first in the low byte: 0x80 in each byte that is not
  * a letter or digit, and the eight lowered. (Each byte below 0x80: a sum stays in its byte.) */
-#define BYTES(b) (0x0101010101010101ULL * (b))
-#define HIGH BYTES(0x80)
-#define IN_RANGE(v, lo, hi) (((v) + BYTES(0x80 - (lo))) & ~((v) + BYTES(0x7F - (hi))) & HIGH)
+#define EACH_BYTE(b) (0x0101010101010101ULL * (b))
+#define HIGH_BITS EACH_BYTE(0x80)
+#define IN_RANGE(v, lo, hi)                                                                    \
+    (((v) + EACH_BYTE(0x80 - (lo))) & ~((v) + EACH_BYTE(0x7F - (hi))) & HIGH_BITS)
 
 static inline uint64_t
 not_word8(uint64_t v)
 {
-    return ~(IN_RANGE(v | BYTES(0x20), 'a', 'z') | IN_RANGE(v, '0', '9')) & HIGH;
+    return ~(IN_RANGE(v | EACH_BYTE(0x20), 'a', 'z') | IN_RANGE(v, '0', '9')) & HIGH_BITS;
 }
 
 static inline uint64_t
@@ -267,9 +268,9 @@ lowered8(uint64_t v)
     return v | (IN_RANGE(v, 'A', 'Z') >> 2);
 }
 
-/* Where the word that starts at `from` ends within eight ASCII characters `v` read there,
- * its bytes lowered onto `into`: the word's end, or -1 when it goes on past them. Words are
- * short: most end in their first eight, with no branch on each character. */
+/* Where a word under way ends within the eight ASCII characters `v` read from `from` on, their
+ * bytes lowered onto `into`: the word's end, or -1 when it goes on past them. Words are short:
+ * most end in their first eight, with no branch on each character. */
 static inline Py_ssize_t
 word_end8(uint64_t v, Py_ssize_t from, unsigned char *into)
 {
@@ -560,11 +561,27 @@ fence_or_number_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
     return (i == n || Py_UNICODE_ISSPACE(AT(i))) ? i : -1;
 }
 
+/* Whether a line that starts with c may hold a line rule other than a path: a gutter, a
+ * diff's "+", a quote, a fence, a list item or a number each start with one of these */
+static inline int
+may_start_other_than_path(Py_UCS4 c)
+{
+    return c == '>' || c == '`' || c == '~' || c == '-' || c == '*' || c == '+' || is_blank(c) ||
+           is_decimal(c);
+}
+
 /* _LINE_START after the line break before q; the end of the match, or -1 */
 static Py_ssize_t
 line_markup_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t q)
 {
     Py_ssize_t prefixes[3], end;
+    /* most lines are empty or start with a letter: nothing, or a path alone, to try */
+    if (q >= n || AT(q) == '\n')
+        return -1;
+    if (!may_start_other_than_path(AT(q))) {
+        Py_ssize_t path = path_end(kind, data, n, q);
+        return path < 0 ? -1 : (end = fence_or_number_end(kind, data, n, path)) >= 0 ? end : path;
+    }
     for (int which = 0; which < 3; which++) {
         prefixes[which] = prefix_end(kind, data, n, q, which);
         if (prefixes[which] >= 0 &&
