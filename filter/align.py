@@ -8,6 +8,8 @@ then chain runs that follow one another in both texts. Gaps inside a passage cou
 covered: a copy with a word in ten changed is one passage, not a scatter of fragments.
 """
 
+from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -38,6 +40,12 @@ class Alignment(NamedTuple):
     artifact_start: int
     artifact_end: int
     shared: int
+
+
+def alignments_of(rows: Iterable[list[int]]) -> Iterator[Alignment]:
+    """Alignments of align_pairs' rows (five ints each), each made as a named tuple's own
+    __new__ makes one (tuple.__new__), without a Python call a row."""
+    return map(tuple.__new__, repeat(Alignment), rows)
 
 
 def _runs(record_pos: np.ndarray, artifact_pos: np.ndarray) -> list[list[int]]:

@@ -14,7 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from filter import speedups
-from filter.align import Alignment, covered
+from filter.align import alignments_of, covered
 from filter.artifact_table import ArtifactTable
 from filter.decide import BY_COVERAGE, BY_MATCH, Facts, coverage_facts, deciding, mixed_facts
 from filter.decision import across_kinds_in_force, match_exceeds
@@ -177,7 +177,7 @@ def verdicts(
             of_record,
             both,
             least,
-            tuple(map(Alignment._make, rows[lo:hi])),
+            tuple(alignments_of(rows[lo:hi])),
         )
         if record in matches_of:
             matches_of[record].append(match)
@@ -214,7 +214,7 @@ def verdict_of_one(
     and reporting (the functions above); tests/filter/test_matcher.py checks check() against
     check_many() on generated records. None when no pair has a passage. `numbers`: a list or
     an array of the record's candidates."""
-    rows = list(map(Alignment._make, passages.tolist()))
+    rows = list(alignments_of(passages.tolist()))
     floor, lo = settings.min_overlap, 0
     measured = []  # (match, whether it exceeds, its longest passage)
     for number, count in zip(np.asarray(numbers).tolist(), counts.tolist(), strict=True):

@@ -1,14 +1,15 @@
 """What a check says of a record: a Verdict, its Matches with artifacts, and the coverage
 across kinds of its matches (the values filter.decide's rule reads)."""
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from filter.align import Alignment
 from filter.artifacts import ArtifactRecord
 from filter.decision import match_exceeds, mixed_coverage_exceeds
+from filter.frozen import frozen_record
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class Match:
     """How much of one record and one artifact line up, and whether that is too much."""
 
@@ -33,7 +34,7 @@ class Match:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class MixedCoverage:
     """How much of a record the reported matches of several kinds cover together, and the
     threshold in force across them (filter.decision.mixed_coverage_exceeds)."""
@@ -55,7 +56,7 @@ class MixedCoverage:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class Verdict:
     derived: bool
     matches: list[Match]
