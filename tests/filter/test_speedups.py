@@ -162,17 +162,22 @@ WORD_PIECES = (
 )
 
 
+def assert_words_hashed_as_in_python(compiled, text):
+    hashes, counts = compiled.text_shingles([text], 1, *normalise.COMPILED_NORMALISERS)
+    with speedups.pure_python():
+        words = word_bytes(text)
+    assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
+        xxhash.xxh3_64_intdigest(word) for word in words
+    ], repr(text)
+    assert np.frombuffer(counts, dtype=np.int64).tolist() == [len(words)]
+
+
 def test_word_hashes_are_python_xxhash_of_each_word(compiled):
     rng = random.Random(7)
     for _ in range(3000):
-        text = "".join(rng.choices(WORD_PIECES, k=rng.randint(0, 20)))
-        hashes, counts = compiled.text_shingles([text], 1, *normalise.COMPILED_NORMALISERS)
-        with speedups.pure_python():
-            words = word_bytes(text)
-        assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
-            xxhash.xxh3_64_intdigest(word) for word in words
-        ], repr(text)
-        assert np.frombuffer(counts, dtype=np.int64).tolist() == [len(words)]
+        assert_words_hashed_as_in_python(
+            compiled, "".join(rng.choices(WORD_PIECES, k=rng.randint(0, 20)))
+        )
 
 
 def test_a_word_ends_where_python_ends_it_at_every_place_in_a_block_of_eight(compiled):
@@ -184,12 +189,7 @@ def test_a_word_ends_where_python_ends_it_at_every_place_in_a_block_of_eight(com
             for tail in ("", "MNopq rs", "Tu"):
                 for after in ("", " — ", " 🚀"):
                     text = "AbcdEfghIjklmnopqr"[:place] + chr(code) + tail + after
-                    hashes, _ = compiled.text_shingles([text], 1, *normalise.COMPILED_NORMALISERS)
-                    with speedups.pure_python():
-                        words = word_bytes(text)
-                    assert np.frombuffer(hashes, dtype=np.uint64).tolist() == [
-                        xxhash.xxh3_64_intdigest(word) for word in words
-                    ], repr(text)
+                    assert_words_hashed_as_in_python(compiled, text)
 
 
 def test_shingles_are_the_pure_python_shingles(compiled):
