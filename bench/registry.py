@@ -334,12 +334,13 @@ def measure_all(args, work, halves, artifacts, work_dir: Path, corpus_is) -> tup
 def allocator_in_force(set_here: list[str]) -> str:
     """What the report says of glibc's allocator (its settings move check_many at 10^3 by a
     fifth or more): those the environment holds and those set here as poimen sets them."""
-    held = [f"{k}={v}" for k, v in os.environ.items() if k.startswith("MALLOC_")]
-    ours = [f"{k}={CHECKING_ALLOCATOR[k]}" for k in set_here]
-    described = ([f"{', '.join(ours)} (poimen.allocator)"] if ours else []) + (
-        [f"{', '.join(held)} (the environment)"] if held else []
-    )
-    return "; ".join(described) or "glibc's defaults"
+    ours = ", ".join(f"{k}={CHECKING_ALLOCATOR[k]}" for k in set_here)
+    held = ", ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith("MALLOC_"))
+    described = [
+        f"{ours} (poimen.allocator)" if ours else "",
+        f"{held} (the environment)" if held else "",
+    ]
+    return "; ".join(part for part in described if part) or "glibc's defaults"
 
 
 def main(argv=None) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from poimen.allocator import CHECKING_ALLOCATOR
+from poimen.allocator import CHECKING_ALLOCATOR, use_checking_allocator
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +70,5 @@ def test_the_environments_settings_are_the_operators():
 
 
 def test_it_sets_what_the_environment_leaves(monkeypatch):
-    from poimen.allocator import use_checking_allocator
-
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "67108864")
     assert use_checking_allocator() == ["MALLOC_MMAP_THRESHOLD_"]
